@@ -1,0 +1,62 @@
+# mountns - build, test and demo. `make test` on a fresh Debian machine
+# installs what is missing (make deps), builds, runs every spec and luacheck.
+
+LUA      ?= lua5.4
+LUA_PC   ?= $(LUA)
+CC       ?= cc
+BUILD    ?= build
+CFLAGS_WARN = -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes \
+              -Wwrite-strings -Werror
+CFLAGS   ?= -O2 -g
+# only the headers of Lua: the interpreter provides its symbols
+LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
+MOUNT_CFLAGS := $(shell pkg-config --cflags mount 2>/dev/null)
+MOUNT_LIBS := $(shell pkg-config --libs mount 2>/dev/null || echo -lmount)
+
+SRCS := $(wildcard csrc/*.c)
+OBJS := $(SRCS:csrc/%.c=$(BUILD)/obj/%.o)
+MODULE := $(BUILD)/mountns/core.so
+
+export LUA_PATH  := $(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/spec/?.lua;;
+export LUA_CPATH := $(CURDIR)/$(BUILD)/?.so;;
+
+DEBS := lua5.4 liblua5.4-dev libmount-dev lua-busted lua-check pkg-config gcc make util-linux
+
+.PHONY: all deps test check lint demo clean
+
+all: $(MODULE)
+
+$(BUILD)/obj/%.o: csrc/%.c csrc/lmns.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_WARN) $(CFLAGS) -fPIC $(LUA_CFLAGS) $(MOUNT_CFLAGS) -c $< -o $@
+
+$(MODULE): $(OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $(OBJS) $(MOUNT_LIBS)
+
+# Install missing Debian packages; a no-op when all are present.
+deps:
+	@missing=""; for p in $(DEBS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+# Run every spec with busted (Lua 5.4) then luacheck.
+test: deps
+	$(MAKE) all
+	busted --lua=$(LUA) $(BUSTED_ARGS) spec
+	$(MAKE) lint
+
+lint:
+	luacheck -q --no-color lua spec bin examples bench
+
+demo: deps
+	$(MAKE) all
+	$(LUA) bin/mountns run examples/article.lua
+
+clean:
+	rm -rf $(BUILD)

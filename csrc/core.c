@@ -1,0 +1,37 @@
+/*
+ * core.c - luaopen_mountns_core: the C core of mountns, one table built
+ * from each area's lmns_X_open. The public module is lua/mountns/init.lua.
+ */
+#define _GNU_SOURCE
+#include "lmns.h"
+
+#if LUA_VERSION_NUM < 502
+void *lmns_testudata(lua_State *L, int i, const char *tname)
+{
+	void *p = lua_touserdata(L, i);
+
+	if (!p || !lua_getmetatable(L, i))
+		return NULL;
+	luaL_getmetatable(L, tname);
+	if (!lua_rawequal(L, -1, -2))
+		p = NULL;
+	lua_pop(L, 2);
+	return p;
+}
+#endif
+
+int luaopen_mountns_core(lua_State *L);
+
+int luaopen_mountns_core(lua_State *L)
+{
+	lua_newtable(L);
+	lmns_errors_open(L);
+	lmns_proc_open_lib(L);
+	lmns_ns_open(L);
+	lmns_mount_open(L);
+	lmns_mountinfo_open(L);
+	lmns_process_open(L);
+	lua_pushliteral(L, "0.1.0");
+	lua_setfield(L, -2, "version");
+	return 1;
+}

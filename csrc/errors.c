@@ -1,0 +1,87 @@
+/*
+ * errors.c - how a failed system call reaches Lua.
+ *
+ * Like liolib's luaL_fileresult, an OS failure *returns*
+ * nil, "op path [path2]: strerror (ENAME)", errno; misuse raises (flags.c).
+ * The errno name is in the message so scripts and expect.fails() can match
+ * on a stable word instead of a locale-dependent strerror text.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "lmns.h"
+
+#define E(x) { #x, x }
+static const struct { const char *name; int value; } errnames[] = {
+	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
+	E(ENOEXEC), E(EBADF), E(ECHILD), E(EAGAIN), E(ENOMEM), E(EACCES),
+	E(EFAULT), E(ENOTBLK), E(EBUSY), E(EEXIST), E(EXDEV), E(ENODEV),
+	E(ENOTDIR), E(EISDIR), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
+	E(ETXTBSY), E(EFBIG), E(ENOSPC), E(ESPIPE), E(EROFS), E(EMLINK),
+	E(EPIPE), E(EDOM), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG), E(ENOLCK),
+	E(ENOSYS), E(ENOTEMPTY), E(ELOOP), E(ENOMSG), E(EIDRM), E(ENOSTR),
+	E(ENODATA), E(ETIME), E(ENOSR), E(ENOLINK), E(EPROTO), E(EBADMSG),
+	E(EOVERFLOW), E(EILSEQ), E(EUSERS), E(ENOTSOCK), E(EOPNOTSUPP),
+	E(EADDRINUSE), E(ETIMEDOUT), E(ECONNREFUSED), E(EALREADY),
+	E(EINPROGRESS), E(ESTALE), E(EDQUOT), E(ECANCELED), E(EOWNERDEAD),
+	E(ENOTRECOVERABLE), E(ENOKEY), E(EKEYEXPIRED), E(EKEYREVOKED),
+	E(EMEDIUMTYPE), E(ENOMEDIUM), E(EUCLEAN),
+};
+#undef E
+
+#define NERRNAMES (sizeof(errnames) / sizeof(errnames[0]))
+
+const char *lmns_errno_name(int err)
+{
+	size_t i;
+
+	for (i = 0; i < NERRNAMES; i++)
+		if (errnames[i].value == err)
+			return errnames[i].name;
+	return "E?";
+}
+
+/*
+ * Push nil, "op path1 path2: strerror (ENAME)", err and return 3.
+ * err is passed in (not read from errno) because callers must save errno
+ * before any Lua API call can change it.
+ */
+int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
+	      const char *path2)
+{
+	luaL_Buffer b;
+
+	lua_pushnil(L);
+	luaL_buffinit(L, &b);
+	luaL_addstring(&b, op);
+	if (path1) {
+		luaL_addchar(&b, ' ');
+		luaL_addstring(&b, path1);
+	}
+	if (path2) {
+		luaL_addchar(&b, ' ');
+		luaL_addstring(&b, path2);
+	}
+	luaL_addstring(&b, ": ");
+	luaL_addstring(&b, strerror(err));
+	luaL_addstring(&b, " (");
+	luaL_addstring(&b, lmns_errno_name(err));
+	luaL_addchar(&b, ')');
+	luaL_pushresult(&b);
+	lua_pushinteger(L, err);
+	return 3;
+}
+
+/* mountns.errno: ENAME -> number, and number -> ENAME for reverse look-up. */
+void lmns_errors_open(lua_State *L)
+{
+	size_t i;
+
+	lua_createtable(L, 0, (int)NERRNAMES);
+	for (i = 0; i < NERRNAMES; i++) {
+		lua_pushinteger(L, errnames[i].value);
+		lua_setfield(L, -2, errnames[i].name);
+	}
+	lua_setfield(L, -2, "errno");
+}

@@ -1,0 +1,248 @@
+/*
+ * mount.c - mount(2), umount2(2), pivot_root(2) and the filesystem calls
+ * that scenario code needs between them (chdir, mkdir -p).
+ *
+ * Each function binds one mount(8) verb to one system call, so a failure
+ * names exactly the operation and path(s) that failed; policy lives in Lua.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lmns.h"
+
+#ifndef MS_NOSYMFOLLOW		/* include/uapi/linux/mount.h, Linux 5.10 */
+#define MS_NOSYMFOLLOW 256
+#endif
+#ifndef MS_LAZYTIME		/* include/uapi/linux/mount.h, Linux 4.0 */
+#define MS_LAZYTIME (1 << 25)
+#endif
+
+/* mount(8) option names; the "positive" forms are 0: the default of mount(2). */
+static const lmns_flag mount_flags[] = {
+	{ "ro", MS_RDONLY },		{ "rw", 0 },
+	{ "nosuid", MS_NOSUID },	{ "suid", 0 },
+	{ "nodev", MS_NODEV },		{ "dev", 0 },
+	{ "noexec", MS_NOEXEC },	{ "exec", 0 },
+	{ "sync", MS_SYNCHRONOUS },	{ "async", 0 },
+	{ "dirsync", MS_DIRSYNC },
+	{ "mand", MS_MANDLOCK },	{ "nomand", 0 },
+	{ "silent", MS_SILENT },	{ "loud", 0 },
+	{ "relatime", MS_RELATIME },	{ "norelatime", 0 },
+	{ "noatime", MS_NOATIME },	{ "atime", 0 },
+	{ "strictatime", MS_STRICTATIME },
+	{ "nodiratime", MS_NODIRATIME }, { "diratime", 0 },
+	{ "lazytime", MS_LAZYTIME },	{ "nolazytime", 0 },
+	{ "nosymfollow", MS_NOSYMFOLLOW }, { "symfollow", 0 },
+	{ NULL, 0 }
+};
+
+static const lmns_flag umount_flags[] = {
+	{ "force", MNT_FORCE },
+	{ "detach", MNT_DETACH },
+	{ "lazy", MNT_DETACH },		/* umount(8) -l */
+	{ "expire", MNT_EXPIRE },
+	{ "nofollow", UMOUNT_NOFOLLOW },
+	{ NULL, 0 }
+};
+
+static int lmns_mount_result(lua_State *L, int rc, const char *op,
+			     const char *p1, const char *p2)
+{
+	if (rc != 0)
+		return lmns_fail(L, errno, op, p1, p2);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* mount(source, target, fstype, flags, data) */
+static int lmns_mount_mount(lua_State *L)
+{
+	const char *source = luaL_optstring(L, 1, "none");
+	const char *target = luaL_checkstring(L, 2);
+	const char *fstype = luaL_optstring(L, 3, NULL);
+	unsigned long flags = lmns_checkflags(L, 4, mount_flags);
+	const char *data = luaL_optstring(L, 5, NULL);
+
+	return lmns_mount_result(L, mount(source, target, fstype, flags, data),
+				 "mount", source, target);
+}
+
+/* umount(target, flags) */
+static int lmns_mount_umount(lua_State *L)
+{
+	const char *target = luaL_checkstring(L, 1);
+	int flags = (int)lmns_checkflags(L, 2, umount_flags);
+
+	return lmns_mount_result(L, umount2(target, flags), "umount", target,
+				 NULL);
+}
+
+/* bind(source, target, {recursive}) - mount --bind / --rbind */
+static int lmns_mount_bind(lua_State *L)
+{
+	const char *source = luaL_checkstring(L, 1);
+	const char *target = luaL_checkstring(L, 2);
+	int rec = lmns_optbool(L, 3, "recursive", 0);
+
+	return lmns_mount_result(L, mount(source, target, NULL,
+			MS_BIND | (rec ? MS_REC : 0), NULL),
+		rec ? "rbind" : "bind", source, target);
+}
+
+/* move(source, target) - mount --move */
+static int lmns_mount_move(lua_State *L)
+{
+	const char *source = luaL_checkstring(L, 1);
+	const char *target = luaL_checkstring(L, 2);
+
+	return lmns_mount_result(L, mount(source, target, NULL, MS_MOVE, NULL),
+				 "move", source, target);
+}
+
+/* remount(target, flags, data, {bind}) - mount -o remount[,bind] */
+static int lmns_mount_remount(lua_State *L)
+{
+	const char *target = luaL_checkstring(L, 1);
+	unsigned long flags = lmns_checkflags(L, 2, mount_flags);
+	const char *data = luaL_optstring(L, 3, NULL);
+	int bind = lmns_optbool(L, 4, "bind", 0);
+
+	flags |= MS_REMOUNT | (bind ? MS_BIND : 0);
+	return lmns_mount_result(L, mount("none", target, NULL, flags, data),
+				 "remount", target, NULL);
+}
+
+/*
+ * The propagation changes. The op names are mount(8)'s options, so an error
+ * reads like the command a user would have typed: make-rshared /X: ...
+ */
+static int lmns_mount_propagation(lua_State *L, unsigned long type,
+				  const char *op, const char *rop)
+{
+	const char *target = luaL_checkstring(L, 1);
+	int rec = lmns_optbool(L, 2, "recursive", 0);
+
+	return lmns_mount_result(L, mount("none", target, NULL,
+			type | (rec ? MS_REC : 0), NULL),
+		rec ? rop : op, target, NULL);
+}
+
+static int lmns_mount_make_shared(lua_State *L)
+{
+	return lmns_mount_propagation(L, MS_SHARED, "make-shared",
+				      "make-rshared");
+}
+
+static int lmns_mount_make_private(lua_State *L)
+{
+	return lmns_mount_propagation(L, MS_PRIVATE, "make-private",
+				      "make-rprivate");
+}
+
+static int lmns_mount_make_slave(lua_State *L)
+{
+	return lmns_mount_propagation(L, MS_SLAVE, "make-slave", "make-rslave");
+}
+
+static int lmns_mount_make_unbindable(lua_State *L)
+{
+	return lmns_mount_propagation(L, MS_UNBINDABLE, "make-unbindable",
+				      "make-runbindable");
+}
+
+/* pivot_root(new_root, put_old); glibc has no wrapper. */
+static int lmns_mount_pivot_root(lua_State *L)
+{
+	const char *new_root = luaL_checkstring(L, 1);
+	const char *put_old = luaL_checkstring(L, 2);
+
+	return lmns_mount_result(L, (int)syscall(SYS_pivot_root, new_root,
+						 put_old),
+				 "pivot_root", new_root, put_old);
+}
+
+static int lmns_mount_chdir(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+
+	return lmns_mount_result(L, chdir(path), "chdir", path, NULL);
+}
+
+/* mkdir -p: create each missing component; an existing directory is fine. */
+static int lmns_mkdir_parents(char *path, mode_t mode)
+{
+	char *p;
+	struct stat st;
+
+	for (p = path + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		if (p[-1] != '/') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(path, mode) != 0 && !(errno == EEXIST &&
+			    stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+				if (errno == EEXIST)
+					errno = ENOTDIR;
+				*p = c;
+				return -1;
+			}
+			*p = c;
+		}
+		if (*p == '\0')
+			return 0;
+	}
+}
+
+/* mkdir(path, {parents, mode}) */
+static int lmns_mount_mkdir(lua_State *L)
+{
+	size_t len;
+	const char *path = luaL_checklstring(L, 1, &len);
+	int parents = lmns_optbool(L, 2, "parents", 0);
+	mode_t mode = 0755;
+	int rc;
+	char *copy;
+
+	if (!lua_isnoneornil(L, 2)) {
+		lua_getfield(L, 2, "mode");
+		if (!lua_isnil(L, -1))
+			mode = (mode_t)luaL_checkinteger(L, -1);
+		lua_pop(L, 1);
+	}
+	if (!parents || len == 0)
+		return lmns_mount_result(L, mkdir(path, mode), "mkdir", path,
+					 NULL);
+	/* a writable copy lives in a Lua userdata, so an error cannot leak it */
+	copy = lua_newuserdata(L, len + 1);
+	memcpy(copy, path, len + 1);
+	rc = lmns_mkdir_parents(copy, mode);
+	return lmns_mount_result(L, rc, "mkdir", path, NULL);
+}
+
+void lmns_mount_open(lua_State *L)
+{
+	static const luaL_Reg funcs[] = {
+		{ "mount", lmns_mount_mount },
+		{ "umount", lmns_mount_umount },
+		{ "bind", lmns_mount_bind },
+		{ "move", lmns_mount_move },
+		{ "remount", lmns_mount_remount },
+		{ "make_shared", lmns_mount_make_shared },
+		{ "make_private", lmns_mount_make_private },
+		{ "make_slave", lmns_mount_make_slave },
+		{ "make_unbindable", lmns_mount_make_unbindable },
+		{ "pivot_root", lmns_mount_pivot_root },
+		{ "chdir", lmns_mount_chdir },
+		{ "mkdir", lmns_mount_mkdir },
+		{ NULL, NULL }
+	};
+
+	luaL_setfuncs(L, funcs, 0);
+}

@@ -1,0 +1,347 @@
+/*
+ * mountinfo.c - /proc/PID/mountinfo parsed with util-linux libmount into a
+ * Lua array of records, one per mount, in mountinfo order.
+ *
+ * libmount is lenient on purpose: it guesses the file format from the first
+ * line and drops lines it cannot parse. mountns asserts what the kernel did,
+ * so a dropped line would be a silent lie: every line is first checked to
+ * have the shape of proc(5)'s mountinfo record, and the parser's error
+ * callback plus an entry count catch anything libmount still refuses.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <libmount.h>
+
+#include "lmns.h"
+
+/* ---- shape check ---------------------------------------------------- */
+
+static int lmns_is_number(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > 10)	/* libmount reads IDs as int */
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return len < 10 || strncmp(s, "2147483647", 10) <= 0;
+}
+
+static int lmns_is_devno(const char *s, size_t len)
+{
+	const char *colon = memchr(s, ':', len);
+
+	return colon && lmns_is_number(s, (size_t)(colon - s)) &&
+	       lmns_is_number(colon + 1, len - (size_t)(colon - s) - 1);
+}
+
+/*
+ * Check one line (without its '\n'): "ID PARENT MAJ:MIN ROOT TARGET OPTS
+ * [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTS". Returns NULL or a reason.
+ */
+static const char *lmns_check_line(const char *line, size_t len)
+{
+	const char *p = line, *end = line + len, *f;
+	size_t n = 0, sep = 0;
+
+	if (memchr(line, '\0', len))
+		return "NUL byte in line";
+	while (p < end) {
+		f = p;
+		while (p < end && *p != ' ')
+			p++;
+		if (p == f)
+			return "empty field (double space)";
+		n++;
+		if (n == 1 && !lmns_is_number(f, (size_t)(p - f)))
+			return "mount ID is not a number";
+		if (n == 2 && !lmns_is_number(f, (size_t)(p - f)))
+			return "parent ID is not a number";
+		if (n == 3 && !lmns_is_devno(f, (size_t)(p - f)))
+			return "device is not MAJOR:MINOR";
+		if (n >= 7 && !sep && p - f == 1 && *f == '-')
+			sep = n;
+		if (p < end)
+			p++;
+		if (p == end && end[-1] == ' ')
+			return "trailing space";
+	}
+	if (n < 6)
+		return "too few fields";
+	if (!sep)
+		return "no ' - ' separator after the optional fields";
+	if (n - sep != 3)
+		return "expected FSTYPE SOURCE SUPER_OPTIONS after ' - '";
+	return NULL;
+}
+
+/* Check every line; returns the number of records or -(bad line number). */
+static long lmns_check_text(const char *text, size_t len, const char **why)
+{
+	const char *p = text, *end = text + len, *nl;
+	long lineno = 0, records = 0;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		lineno++;
+		if (nl > p) {	/* an empty line, as at EOF, is no record */
+			*why = lmns_check_line(p, (size_t)(nl - p));
+			if (*why)
+				return -lineno;
+			records++;
+		}
+		p = nl + 1;
+	}
+	return records;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static void lmns_set_str(lua_State *L, const char *key, const char *v)
+{
+	if (v) {
+		lua_pushstring(L, v);
+		lua_setfield(L, -2, key);
+	}
+}
+
+static void lmns_set_int(lua_State *L, const char *key, lua_Integer v)
+{
+	lua_pushinteger(L, v);
+	lua_setfield(L, -2, key);
+}
+
+/*
+ * The optional fields ("shared:1 master:2 propagate_from:3 unbindable")
+ * become shared/master/propagate_from IDs, unbindable, and one propagation
+ * word as findmnt's PROPAGATION column prints it.
+ */
+static void lmns_set_propagation(lua_State *L, const char *opt)
+{
+	long shared = 0, master = 0, from = 0;
+	int unbindable = 0;
+	const char *p = opt ? opt : "";
+	const char *word;
+
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "shared:", 7))
+			shared = strtol(p + 7, NULL, 10);
+		else if (!strncmp(p, "master:", 7))
+			master = strtol(p + 7, NULL, 10);
+		else if (!strncmp(p, "propagate_from:", 15))
+			from = strtol(p + 15, NULL, 10);
+		else if (!strncmp(p, "unbindable", 10))
+			unbindable = 1;
+		while (*p && *p != ' ')
+			p++;
+	}
+	if (shared)
+		lmns_set_int(L, "shared", shared);
+	if (master)
+		lmns_set_int(L, "master", master);
+	if (from)
+		lmns_set_int(L, "propagate_from", from);
+	lua_pushboolean(L, unbindable);
+	lua_setfield(L, -2, "unbindable");
+	if (unbindable)
+		word = "unbindable";
+	else if (shared && master)
+		word = "shared,slave";
+	else if (shared)
+		word = "shared";
+	else if (master)
+		word = "slave";
+	else
+		word = "private";
+	lua_pushstring(L, word);
+	lua_setfield(L, -2, "propagation");
+}
+
+static void lmns_push_record(lua_State *L, struct libmnt_fs *fs)
+{
+	dev_t dev = mnt_fs_get_devno(fs);
+	const char *source = mnt_fs_get_source(fs);
+
+	lua_createtable(L, 0, 16);
+	lmns_set_int(L, "id", mnt_fs_get_id(fs));
+	lmns_set_int(L, "parent_id", mnt_fs_get_parent_id(fs));
+	lmns_set_int(L, "major", major(dev));
+	lmns_set_int(L, "minor", minor(dev));
+	lmns_set_str(L, "root", mnt_fs_get_root(fs));
+	lmns_set_str(L, "target", mnt_fs_get_target(fs));
+	lmns_set_str(L, "options", mnt_fs_get_vfs_options(fs));
+	lmns_set_str(L, "fstype", mnt_fs_get_fstype(fs));
+	lmns_set_str(L, "source", source ? source : "none");
+	lmns_set_str(L, "super_options", mnt_fs_get_fs_options(fs));
+	lmns_set_propagation(L, mnt_fs_get_optional_fields(fs));
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+/* libmount's errcb has no user pointer; a table-keyed slot would need one,
+ * so the first bad line number travels through the table's userdata. */
+static int lmns_parser_errcb(struct libmnt_table *tb, const char *filename,
+			     int line)
+{
+	long *bad = mnt_table_get_userdata(tb);
+
+	(void)filename;
+	if (bad && *bad == 0)
+		*bad = line;
+	return -1;	/* stop: a partial table would be a wrong table */
+}
+
+/* Parse text (validated) into a new Lua array; returns Lua results. */
+static int lmns_parse_text(lua_State *L, const char *text, size_t len)
+{
+	const char *why = NULL;
+	long n = lmns_check_text(text, len, &why), bad = 0, i = 0;
+	struct libmnt_table *tb;
+	struct libmnt_iter *itr;
+	struct libmnt_fs *fs;
+	FILE *f;
+	int rc;
+
+	if (n < 0) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "line %d: %s", (int)-n, why);
+		return 2;
+	}
+	lua_createtable(L, (int)n, 0);
+	if (n == 0)
+		return 1;
+	tb = mnt_new_table();
+	itr = mnt_new_iter(MNT_ITER_FORWARD);
+	f = fmemopen((void *)text, len, "r");
+	if (!tb || !itr || !f) {
+		int err = errno ? errno : ENOMEM;
+
+		mnt_unref_table(tb);
+		mnt_free_iter(itr);
+		if (f)
+			fclose(f);
+		return lmns_fail(L, err, "parse_mountinfo", NULL, NULL);
+	}
+	mnt_table_set_userdata(tb, &bad);
+	mnt_table_set_parser_errcb(tb, lmns_parser_errcb);
+	rc = mnt_table_parse_stream(tb, f, "mountinfo");
+	fclose(f);
+	if (rc == 0 && bad == 0 && mnt_table_get_nents(tb) == (int)n) {
+		/* no Lua error can be raised below except out-of-memory */
+		while (mnt_table_next_fs(tb, itr, &fs) == 0) {
+			lmns_push_record(L, fs);
+			lua_rawseti(L, -2, (int)++i);
+		}
+	}
+	mnt_free_iter(itr);
+	mnt_unref_table(tb);
+	if (i != n) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "line %d: libmount could not parse it",
+				(int)(bad ? bad : 1));
+		return 2;
+	}
+	return 1;
+}
+
+/* parse_mountinfo(text) -> records | nil, "line N: why" */
+static int lmns_mountinfo_parse(lua_State *L)
+{
+	size_t len;
+	const char *text = luaL_checklstring(L, 1, &len);
+
+	return lmns_parse_text(L, text, len);
+}
+
+/* Read a whole /proc file into a Lua string on the stack. */
+static int lmns_read_procfile(lua_State *L, const char *rel, int *err)
+{
+	luaL_Buffer b;
+	int fd = lmns_proc_open(L, rel, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	luaL_buffinit(L, &b);
+	for (;;) {
+		char *p = luaL_prepbuffer(&b);
+		ssize_t n = read(fd, p, LUAL_BUFFERSIZE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*err = n < 0 ? errno : 0;
+			close(fd);
+			luaL_pushresult(&b);
+			return n < 0 ? -1 : 0;
+		}
+		luaL_addsize(&b, (size_t)n);
+	}
+}
+
+/*
+ * Push the text of /proc/PID/mountinfo (arg 1 a PID or nil for self).
+ * Returns 0 with the string on top, or the count of lmns_fail's results.
+ */
+static int lmns_push_mountinfo(lua_State *L)
+{
+	char rel[64];
+	int err;
+
+	if (lua_isnoneornil(L, 1))
+		snprintf(rel, sizeof rel, "self/mountinfo");
+	else
+		snprintf(rel, sizeof rel, "%lld/mountinfo",
+			 (long long)luaL_checkinteger(L, 1));
+	if (lmns_read_procfile(L, rel, &err) == 0)
+		return 0;
+	lua_pushfstring(L, "/proc/%s", rel);
+	return lmns_fail(L, err, "mountinfo", lua_tostring(L, -1), NULL);
+}
+
+/* mountinfo([pid]) -> records | nil, msg, errno */
+static int lmns_mountinfo_read(lua_State *L)
+{
+	size_t len;
+	int nret = lmns_push_mountinfo(L);
+	const char *text;
+
+	if (nret)
+		return nret;
+	text = lua_tolstring(L, -1, &len);
+	return lmns_parse_text(L, text, len);
+}
+
+/* read_mountinfo([pid]) -> the raw text, for tools and benchmarks */
+static int lmns_mountinfo_raw(lua_State *L)
+{
+	int nret = lmns_push_mountinfo(L);
+
+	return nret ? nret : 1;
+}
+
+void lmns_mountinfo_open(lua_State *L)
+{
+	static const luaL_Reg funcs[] = {
+		{ "parse_mountinfo", lmns_mountinfo_parse },
+		{ "mountinfo", lmns_mountinfo_read },
+		{ "read_mountinfo", lmns_mountinfo_raw },
+		{ NULL, NULL }
+	};
+
+	luaL_setfuncs(L, funcs, 0);
+}

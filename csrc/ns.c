@@ -1,0 +1,295 @@
+/*
+ * ns.c - unshare(2), setns(2) and namespace handles.
+ *
+ * A namespace handle is an nsfs fd (/proc/PID/ns/TYPE). Holding it keeps
+ * the namespace alive: a mount namespace whose last fd and process are gone
+ * is torn down and its mounts leave their peer groups, so scenarios keep one
+ * handle per namespace.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lmns.h"
+
+#define NS_MT "mountns.namespace"
+
+#ifndef CLONE_NEWCGROUP		/* include/uapi/linux/sched.h, Linux 4.6 */
+#define CLONE_NEWCGROUP 0x02000000
+#endif
+#ifndef CLONE_NEWTIME		/* include/uapi/linux/sched.h, Linux 5.6 */
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+typedef struct lmns_ns {
+	int fd;			/* -1 once closed */
+	int nstype;		/* CLONE_NEW* of the namespace, for setns */
+	unsigned long long ino;	/* the ID lsns and readlink show */
+	const char *kind;	/* "mnt", "user", ... (static string) */
+} lmns_ns;
+
+static const struct {
+	const char *kind;
+	int nstype;
+	const char *optname;	/* option of unshare(opts) */
+} ns_kinds[] = {
+	{ "mnt", CLONE_NEWNS, "mount" },
+	{ "user", CLONE_NEWUSER, "user" },
+	{ "pid", CLONE_NEWPID, "pid" },
+	{ "uts", CLONE_NEWUTS, "uts" },
+	{ "ipc", CLONE_NEWIPC, "ipc" },
+	{ "net", CLONE_NEWNET, "net" },
+	{ "cgroup", CLONE_NEWCGROUP, "cgroup" },
+	{ "time", CLONE_NEWTIME, "time" },
+	{ NULL, 0, NULL }
+};
+
+/* unshare(1)'s --propagation values, read with luaL_checkoption */
+static const char *const prop_names[] = {
+	"private", "shared", "slave", "unchanged", NULL
+};
+static const unsigned long prop_values[] = {
+	MS_PRIVATE, MS_SHARED, MS_SLAVE, 0
+};
+static const char *const prop_ops[] = {
+	"unshare: make-rprivate", "unshare: make-rshared",
+	"unshare: make-rslave", NULL
+};
+
+static lmns_ns *lmns_ns_check(lua_State *L, int i)
+{
+	return luaL_checkudata(L, i, NS_MT);
+}
+
+static lmns_ns *lmns_ns_checkopen(lua_State *L, int i)
+{
+	lmns_ns *ns = lmns_ns_check(L, i);
+
+	if (ns->fd < 0)
+		luaL_error(L, "attempt to use a closed namespace");
+	return ns;
+}
+
+/* Write "s" to /proc/self/<file>; returns 0 or -1 with errno set. */
+static int lmns_ns_write_proc(lua_State *L, const char *file, const char *s)
+{
+	int fd = lmns_proc_open(L, file, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+	int err;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	err = errno;
+	close(fd);
+	errno = err;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Map the caller's uid and gid to 0 in the user namespace it just entered. */
+static int lmns_ns_map_root(lua_State *L, uid_t uid, gid_t gid,
+			    const char **what)
+{
+	char map[64];
+
+	*what = "/proc/self/setgroups";
+	if (lmns_ns_write_proc(L, "self/setgroups", "deny") != 0 &&
+	    errno != ENOENT)
+		return -1;
+	*what = "/proc/self/uid_map";
+	snprintf(map, sizeof map, "0 %u 1\n", (unsigned)uid);
+	if (lmns_ns_write_proc(L, "self/uid_map", map) != 0)
+		return -1;
+	*what = "/proc/self/gid_map";
+	snprintf(map, sizeof map, "0 %u 1\n", (unsigned)gid);
+	return lmns_ns_write_proc(L, "self/gid_map", map);
+}
+
+/*
+ * unshare({mount=true, user, pid, uts, ipc, net, cgroup, time,
+ *          propagation="private", map_root})
+ * All options are read before the system call, so a bad option changes
+ * nothing.
+ */
+static int lmns_ns_unshare(lua_State *L)
+{
+	int flags = 0, i, map_root, prop;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	const char *what;
+
+	if (!lua_isnoneornil(L, 1))
+		luaL_checktype(L, 1, LUA_TTABLE);
+	for (i = 0; ns_kinds[i].kind; i++)
+		if (lmns_optbool(L, 1, ns_kinds[i].optname,
+				 ns_kinds[i].nstype == CLONE_NEWNS))
+			flags |= ns_kinds[i].nstype;
+	map_root = lmns_optbool(L, 1, "map_root", 0);
+	if (map_root && !(flags & CLONE_NEWUSER))
+		return luaL_argerror(L, 1, "map_root needs user = true");
+	lua_settop(L, 1);
+	if (lua_isnil(L, 1))
+		lua_pushnil(L);
+	else
+		lua_getfield(L, 1, "propagation");
+	prop = luaL_checkoption(L, 2, "private", prop_names);
+
+	if (unshare(flags) != 0)
+		return lmns_fail(L, errno, "unshare", NULL, NULL);
+	if (map_root && lmns_ns_map_root(L, uid, gid, &what) != 0)
+		return lmns_fail(L, errno, "unshare: write", what, NULL);
+	/* like unshare(1): the new namespace's mounts get the asked propagation */
+	if ((flags & CLONE_NEWNS) && prop_values[prop] != 0 &&
+	    mount("none", "/", NULL, MS_REC | prop_values[prop], NULL) != 0)
+		return lmns_fail(L, errno, prop_ops[prop], "/", NULL);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int lmns_ns_kind_index(lua_State *L, int arg)
+{
+	static const char *const kinds[] = {
+		"mnt", "user", "pid", "uts", "ipc", "net", "cgroup", "time",
+		NULL
+	};
+	return luaL_checkoption(L, arg, "mnt", kinds);
+}
+
+/* namespace([pid], [kind="mnt"]) - open /proc/PID/ns/KIND as a handle */
+static int lmns_ns_namespace(lua_State *L)
+{
+	char path[64];
+	struct stat st;
+	lmns_ns *ns;
+	int k = lmns_ns_kind_index(L, 2);
+
+	if (lua_isnoneornil(L, 1))
+		snprintf(path, sizeof path, "self/ns/%s", ns_kinds[k].kind);
+	else
+		snprintf(path, sizeof path, "%lld/ns/%s",
+			 (long long)luaL_checkinteger(L, 1), ns_kinds[k].kind);
+	/* the handle exists, closed, before the fd does: no leak on error */
+	ns = lua_newuserdata(L, sizeof *ns);
+	ns->fd = -1;
+	ns->nstype = ns_kinds[k].nstype;
+	ns->kind = ns_kinds[k].kind;
+	ns->ino = 0;
+	luaL_getmetatable(L, NS_MT);
+	lua_setmetatable(L, -2);
+	ns->fd = lmns_proc_open(L, path, O_RDONLY | O_CLOEXEC);
+	if (ns->fd < 0 || fstat(ns->fd, &st) != 0) {
+		int err = errno;
+
+		lua_pushfstring(L, "/proc/%s", path);
+		return lmns_fail(L, err, "namespace", lua_tostring(L, -1),
+				 NULL);
+	}
+	ns->ino = (unsigned long long)st.st_ino;
+	return 1;
+}
+
+static int lmns_ns_id(lua_State *L)
+{
+	lmns_ns *ns = lmns_ns_checkopen(L, 1);
+
+	lua_pushinteger(L, (lua_Integer)ns->ino);
+	return 1;
+}
+
+static int lmns_ns_fileno(lua_State *L)
+{
+	lua_pushinteger(L, lmns_ns_checkopen(L, 1)->fd);
+	return 1;
+}
+
+static int lmns_ns_kind(lua_State *L)
+{
+	lua_pushstring(L, lmns_ns_check(L, 1)->kind);
+	return 1;
+}
+
+/* ns:enter() - setns(2) into the namespace */
+static int lmns_ns_enter(lua_State *L)
+{
+	lmns_ns *ns = lmns_ns_checkopen(L, 1);
+	char name[64];
+
+	if (setns(ns->fd, ns->nstype) != 0) {
+		int err = errno;
+
+		snprintf(name, sizeof name, "%s:[%llu]", ns->kind, ns->ino);
+		return lmns_fail(L, err, "setns", name, NULL);
+	}
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* close(), __gc and __close: idempotent, like lfs's dir objects */
+static int lmns_ns_close(lua_State *L)
+{
+	lmns_ns *ns = lmns_ns_check(L, 1);
+
+	if (ns->fd >= 0) {
+		int fd = ns->fd;
+
+		ns->fd = -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static int lmns_ns_tostring(lua_State *L)
+{
+	lmns_ns *ns = lmns_ns_check(L, 1);
+	char buf[64];
+
+	snprintf(buf, sizeof buf, "%s:[%llu]%s", ns->kind, ns->ino,
+		 ns->fd < 0 ? " (closed)" : "");
+	lua_pushstring(L, buf);
+	return 1;
+}
+
+static int lmns_ns_eq(lua_State *L)
+{
+	lmns_ns *a = lmns_ns_check(L, 1), *b = lmns_ns_check(L, 2);
+
+	lua_pushboolean(L, a->ino == b->ino && a->nstype == b->nstype);
+	return 1;
+}
+
+void lmns_ns_open(lua_State *L)
+{
+	static const luaL_Reg methods[] = {
+		{ "id", lmns_ns_id },
+		{ "fileno", lmns_ns_fileno },
+		{ "kind", lmns_ns_kind },
+		{ "enter", lmns_ns_enter },
+		{ "close", lmns_ns_close },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg meta[] = {
+		{ "__gc", lmns_ns_close },
+		{ "__close", lmns_ns_close },
+		{ "__tostring", lmns_ns_tostring },
+		{ "__eq", lmns_ns_eq },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg funcs[] = {
+		{ "unshare", lmns_ns_unshare },
+		{ "namespace", lmns_ns_namespace },
+		{ NULL, NULL }
+	};
+
+	luaL_newmetatable(L, NS_MT);
+	luaL_setfuncs(L, meta, 0);
+	luaL_newlib(L, methods);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+	luaL_setfuncs(L, funcs, 0);
+}

@@ -1,0 +1,78 @@
+/*
+ * proc.c - /proc access that survives pivot_root.
+ *
+ * After a scenario pivots into a fresh tmpfs there is no /proc. An O_PATH
+ * fd on the old /proc, pinned before the pivot, still resolves
+ * "self/mountinfo" or "PID/ns/mnt" with openat(), also after setns and as an
+ * unprivileged user. The pinned fd lives in the registry, not in a C global,
+ * so each Lua state (and each forked child) has its own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "lmns.h"
+
+#define PROCFD_KEY "mountns.procfd"
+
+int lmns_proc_open(lua_State *L, const char *relpath, int flags)
+{
+	char path[4096];
+	int procfd;
+
+	lua_getfield(L, LUA_REGISTRYINDEX, PROCFD_KEY);
+	procfd = lua_isnumber(L, -1) ? (int)lua_tointeger(L, -1) : -1;
+	lua_pop(L, 1);
+	if (procfd >= 0)
+		return openat(procfd, relpath, flags);
+	if (snprintf(path, sizeof path, "/proc/%s", relpath) >=
+	    (int)sizeof path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(path, flags);
+}
+
+static void lmns_proc_unpin_fd(lua_State *L)
+{
+	lua_getfield(L, LUA_REGISTRYINDEX, PROCFD_KEY);
+	if (lua_isnumber(L, -1))
+		close((int)lua_tointeger(L, -1));
+	lua_pop(L, 1);
+	lua_pushnil(L);
+	lua_setfield(L, LUA_REGISTRYINDEX, PROCFD_KEY);
+}
+
+/* pin_proc([path="/proc"]) - resolve later /proc look-ups through path */
+static int lmns_proc_pin(lua_State *L)
+{
+	const char *path = luaL_optstring(L, 1, "/proc");
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return lmns_fail(L, errno, "pin_proc", path, NULL);
+	lmns_proc_unpin_fd(L);
+	lua_pushinteger(L, fd);
+	lua_setfield(L, LUA_REGISTRYINDEX, PROCFD_KEY);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int lmns_proc_unpin(lua_State *L)
+{
+	lmns_proc_unpin_fd(L);
+	return 0;
+}
+
+void lmns_proc_open_lib(lua_State *L)
+{
+	static const luaL_Reg funcs[] = {
+		{ "pin_proc", lmns_proc_pin },
+		{ "unpin_proc", lmns_proc_unpin },
+		{ NULL, NULL }
+	};
+
+	luaL_setfuncs(L, funcs, 0);
+}

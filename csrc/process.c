@@ -1,0 +1,244 @@
+/*
+ * process.c - the process primitives isolate() and scenarios are built on:
+ * fork with a parent-death signal, pipes, a bounded read, waitpid, _exit.
+ *
+ * They stay thin: the policy (serialising results, timeouts, reporting)
+ * is Lua code in lua/mountns/isolate.lua.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lmns.h"
+
+/*
+ * fork() - C stdio buffers (Lua's io.stdout among them) are flushed first so
+ * the child does not print the parent's pending output a second time. The
+ * child gets SIGKILL when its parent dies, so no scenario outlives its test.
+ */
+static int lmns_process_fork(lua_State *L)
+{
+	pid_t parent = getpid(), pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return lmns_fail(L, errno, "fork", NULL, NULL);
+	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+		    getppid() != parent)	/* parent died before prctl */
+			_exit(127);
+	}
+	lua_pushinteger(L, pid);
+	return 1;
+}
+
+/* pipe() -> rfd, wfd (both O_CLOEXEC) */
+static int lmns_process_pipe(lua_State *L)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return lmns_fail(L, errno, "pipe", NULL, NULL);
+	lua_pushinteger(L, fds[0]);
+	lua_pushinteger(L, fds[1]);
+	return 2;
+}
+
+static int lmns_process_close(lua_State *L)
+{
+	int fd = (int)luaL_checkinteger(L, 1);
+
+	if (close(fd) != 0)
+		return lmns_fail(L, errno, "close", NULL, NULL);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static int lmns_process_write(lua_State *L)
+{
+	int fd = (int)luaL_checkinteger(L, 1);
+	size_t len, off = 0;
+	const char *s = luaL_checklstring(L, 2, &len);
+
+	while (off < len) {
+		ssize_t n = write(fd, s + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return lmns_fail(L, errno, "write", NULL, NULL);
+		off += (size_t)n;
+	}
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+static double lmns_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * read_all(fd, [timeout_s]) -> data | nil, "timeout", data_so_far
+ * Reads until EOF; a negative or absent timeout waits for ever.
+ */
+static int lmns_process_read_all(lua_State *L)
+{
+	int fd = (int)luaL_checkinteger(L, 1);
+	double timeout = luaL_optnumber(L, 2, -1);
+	double deadline = lmns_now() + timeout;
+	luaL_Buffer b;
+
+	luaL_buffinit(L, &b);
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		int ms = -1, rc;
+		ssize_t n;
+		char *p;
+
+		if (timeout >= 0) {
+			double left = deadline - lmns_now();
+
+			ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+		}
+		rc = poll(&pfd, 1, ms);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0) {
+			int err = errno;
+
+			luaL_pushresult(&b);
+			return lmns_fail(L, err, "poll", NULL, NULL);
+		}
+		if (rc == 0) {
+			luaL_pushresult(&b);
+			lua_pushnil(L);
+			lua_pushliteral(L, "timeout");
+			lua_pushvalue(L, -3);
+			return 3;
+		}
+		p = luaL_prepbuffer(&b);
+		n = read(fd, p, LUAL_BUFFERSIZE);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			luaL_pushresult(&b);
+			return lmns_fail(L, err, "read", NULL, NULL);
+		}
+		if (n == 0)
+			break;
+		luaL_addsize(&b, (size_t)n);
+	}
+	luaL_pushresult(&b);
+	return 1;
+}
+
+/*
+ * waitpid(pid) -> "exited", status | "killed", "SIGNAME", signo
+ * Retries on EINTR so a signal to the parent cannot lose a child.
+ */
+static int lmns_process_waitpid(lua_State *L)
+{
+	pid_t pid = (pid_t)luaL_checkinteger(L, 1);
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return lmns_fail(L, errno, "waitpid", NULL, NULL);
+	}
+	if (WIFSIGNALED(status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(status));
+
+		lua_pushliteral(L, "killed");
+		lua_pushfstring(L, "SIG%s", abbrev ? abbrev : "?");
+		lua_pushinteger(L, WTERMSIG(status));
+		return 3;
+	}
+	lua_pushliteral(L, "exited");
+	lua_pushinteger(L, WEXITSTATUS(status));
+	return 2;
+}
+
+static const char *const signames[] = {
+	"KILL", "TERM", "INT", "HUP", "USR1", "USR2", "STOP", "CONT", NULL
+};
+static const int signums[] = {
+	SIGKILL, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGSTOP, SIGCONT
+};
+
+/* kill(pid, [sig="KILL"]) - only ever called with PIDs mountns started */
+static int lmns_process_kill(lua_State *L)
+{
+	pid_t pid = (pid_t)luaL_checkinteger(L, 1);
+	int sig = signums[luaL_checkoption(L, 2, "KILL", signames)];
+
+	if (pid <= 0)
+		return luaL_argerror(L, 1, "a positive PID expected");
+	if (kill(pid, sig) != 0)
+		return lmns_fail(L, errno, "kill", NULL, NULL);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* _exit(code) - leave a forked child without running the parent's atexit */
+static int lmns_process_exit(lua_State *L)
+{
+	int code = (int)luaL_optinteger(L, 1, 0);
+
+	fflush(NULL);
+	_exit(code);
+	return 0;
+}
+
+static int lmns_process_getpid(lua_State *L)
+{
+	lua_pushinteger(L, getpid());
+	return 1;
+}
+
+static int lmns_process_getuid(lua_State *L)
+{
+	lua_pushinteger(L, getuid());
+	lua_pushinteger(L, geteuid());
+	return 2;
+}
+
+static int lmns_process_clock(lua_State *L)
+{
+	lua_pushnumber(L, lmns_now());
+	return 1;
+}
+
+void lmns_process_open(lua_State *L)
+{
+	static const luaL_Reg funcs[] = {
+		{ "fork", lmns_process_fork },
+		{ "pipe", lmns_process_pipe },
+		{ "close_fd", lmns_process_close },
+		{ "write_fd", lmns_process_write },
+		{ "read_all", lmns_process_read_all },
+		{ "waitpid", lmns_process_waitpid },
+		{ "kill", lmns_process_kill },
+		{ "_exit", lmns_process_exit },
+		{ "getpid", lmns_process_getpid },
+		{ "getuid", lmns_process_getuid },
+		{ "clock", lmns_process_clock },
+		{ NULL, NULL }
+	};
+
+	luaL_setfuncs(L, funcs, 0);
+}

@@ -1,0 +1,41 @@
+--- mountns: Linux mount namespaces and shared-subtree propagation for Lua.
+-- The C core (`mountns.core`) binds the system calls and the libmount
+-- parser; this module re-exports it and adds the Lua policy on top: mount
+-- tables with methods, `isolate`, scenarios and diffs.
+-- @module mountns
+
+local core = require "mountns.core"
+local mtable = require "mountns.table"
+local isolate = require "mountns.isolate"
+
+local M = {}
+for k, v in pairs(core) do M[k] = v end
+
+--- Parse mountinfo text into a mount table.
+-- @tparam string text the content of a /proc/PID/mountinfo file
+-- @treturn[1] table a mount table (see `mountns.table`)
+-- @return[2] nil
+-- @treturn[2] string "line N: why"
+function M.parse_mountinfo(text)
+  local t, err, errno = core.parse_mountinfo(text)
+  if not t then return nil, err, errno end
+  return mtable.new(t)
+end
+
+--- Read and parse /proc/PID/mountinfo.
+-- @tparam[opt] integer pid default: the calling process
+-- @treturn[1] table a mount table
+-- @return[2] nil
+-- @treturn[2] string message naming the file, strerror and errno name
+-- @treturn[2] integer errno
+function M.mountinfo(pid)
+  local t, err, errno = core.mountinfo(pid)
+  if not t then return nil, err, errno end
+  return mtable.new(t)
+end
+
+M.isolate = isolate.isolate
+M.isolate_with = isolate.isolate_with
+M.table = mtable
+
+return M

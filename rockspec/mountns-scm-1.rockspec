@@ -1,0 +1,50 @@
+rockspec_format = "3.0"
+package = "mountns"
+version = "scm-1"
+source = {
+  url = "git+https://example.invalid/mountns.git",
+}
+description = {
+  summary = "Linux mount namespaces and shared-subtree propagation for Lua",
+  detailed = [[
+    Binds unshare, setns, mount, bind/rbind, move, umount, remount and the
+    propagation changes, parses /proc/PID/mountinfo with util-linux libmount,
+    and lets scripts describe multi-namespace scenarios and assert what the
+    kernel propagated.
+  ]],
+  license = "MIT",
+  labels = { "linux", "mount", "namespaces", "containers" },
+}
+supported_platforms = { "linux" }
+dependencies = {
+  "lua >= 5.1",
+}
+external_dependencies = {
+  LIBMOUNT = {
+    header = "libmount/libmount.h",
+    library = "mount",
+  },
+}
+build = {
+  type = "builtin",
+  modules = {
+    ["mountns.core"] = {
+      sources = {
+        "csrc/core.c", "csrc/errors.c", "csrc/flags.c", "csrc/mount.c",
+        "csrc/mountinfo.c", "csrc/ns.c", "csrc/proc.c", "csrc/process.c",
+      },
+      incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
+      libdirs = { "$(LIBMOUNT_LIBDIR)" },
+      libraries = { "mount" },
+    },
+    ["mountns"] = "lua/mountns/init.lua",
+    ["mountns.table"] = "lua/mountns/table.lua",
+    ["mountns.isolate"] = "lua/mountns/isolate.lua",
+  },
+  install = {
+    bin = { mountns = "bin/mountns" },
+  },
+}
+test = {
+  type = "busted",
+}
