@@ -3,6 +3,8 @@ local helper = {}
 
 --- Number of open fds of this process (to catch fd leaks).
 function helper.fd_count()
+  -- handles dropped earlier close their fds in __gc: settle that first
+  collectgarbage("collect"); collectgarbage("collect")
   local p = io.popen("ls /proc/" .. require("mountns").getpid() .. "/fd")
   local n = 0
   for _ in p:lines() do n = n + 1 end
