@@ -34,6 +34,11 @@ function M.mountinfo(pid)
   return mtable.new(t)
 end
 
+local scenario = require "mountns.scenario"
+M.scenario = scenario.scenario
+M.peer_groups = scenario.peer_groups
+M.diff = require("mountns.diff").diff
+
 M.isolate = isolate.isolate
 M.isolate_with = isolate.isolate_with
 M.table = mtable

@@ -58,6 +58,17 @@ M.serialize = function(v)
   return table.concat(out)
 end
 
+--- debug.traceback cut at the first frame of lua/mountns/<module>.lua: the
+-- child's stack goes on into the caller's frames (fork copied them), which
+-- are noise. A message that has a traceback already is kept as it is.
+function M.traceback(e, module)
+  if e:find("\nstack traceback:\n", 1, true) then return e end
+  local tb = debug.traceback(e, 3)
+  local cut = tb:find("\n\t%[C%]: in function 'xpcall'\n\t[^\n]*mountns/"
+    .. module .. "%.lua")
+  return cut and tb:sub(1, cut - 1) or tb
+end
+
 local function pack(...)
   return { n = select("#", ...), ... }
 end
@@ -92,11 +103,7 @@ local function child(w, fn, ...)
       end
       e = s
     end
-    -- the child's stack goes on into the caller's frames (fork copied
-    -- them): keep the traceback up to the frame that called fn
-    local tb = debug.traceback(e, 2)
-    local cut = tb:find("\n[^\n]*in function <[^\n]*mountns/isolate%.lua")
-    return cut and tb:sub(1, cut - 1) or tb
+    return M.traceback(e, "isolate")
   end)
   pcall(core.write_fd, w, (ok and "ok\n" or "err\n") .. tostring(payload))
   core._exit(ok and 0 or 1)

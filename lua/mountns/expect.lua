@@ -1,0 +1,175 @@
+--- expect: assertions on what the kernel did, with diagnostics.
+-- Each assertion raises an error whose text shows the mount tables of
+-- every namespace involved (paths, IDs, propagation, peer group, master)
+-- with the offending lines marked `>>`. Each also has a `check` form in
+-- `expect.checks` returning `ok, diagnostic` (used by mountns.luassert).
+-- @module mountns.expect
+
+local mtable = require "mountns.table"
+
+local M = {}
+local checks = {}
+M.checks = checks
+
+local function ns_name(ns)
+  if type(ns) == "table" and ns.label and ns.id then
+    local ok, s = pcall(tostring, ns)
+    if ok then return s end
+  end
+  return tostring(ns)
+end
+
+-- display width: the tree glyphs are one column each
+local function width(str)
+  local _, n = str:gsub("[^\128-\191]", "")
+  return n
+end
+
+-- One namespace's table as a findmnt-like tree, offending lines marked ">>".
+local function render(ns, t, marks)
+  local rows, w = mtable.tree_rows(t), #"TARGET"
+  for _, r in ipairs(rows) do w = math.max(w, width(r[1])) end
+  local out = { "  " .. ns_name(ns) .. ":",
+    "     " .. "TARGET" .. string.rep(" ", w - 6) .. "    ID PARENT PROPAGATION  GROUPS" }
+  for _, r in ipairs(rows) do
+    local m = r[2]
+    out[#out + 1] = string.format("%s%s%s %5d %6d %-12s %s%s",
+      marks[m.target] and "  >> " or "     ", r[1], string.rep(" ", w - width(r[1])),
+      m.id, m.parent_id, m.propagation,
+      m.shared and ("shared:" .. m.shared .. " ") or "",
+      m.master and ("master:" .. m.master) or "")
+  end
+  return table.concat(out, "\n")
+end
+
+-- The diagnostic: a headline, then each namespace's table once, marked.
+-- items: list of {ns, path}
+local function diagnostic(headline, items)
+  local order, marks, tables = {}, {}, {}
+  for _, it in ipairs(items) do
+    local ns = it[1]
+    if not marks[ns] then
+      order[#order + 1] = ns
+      marks[ns] = {}
+      local ok, t = pcall(ns.mounts, ns)
+      tables[ns] = ok and t or nil
+    end
+    marks[ns][it[2]] = true
+  end
+  local out = { headline }
+  for _, ns in ipairs(order) do
+    if tables[ns] then
+      out[#out + 1] = render(ns, tables[ns], marks[ns])
+    else
+      out[#out + 1] = "  " .. ns_name(ns) .. ": (mount table unavailable)"
+    end
+  end
+  return table.concat(out, "\n")
+end
+M.diagnostic = diagnostic
+
+local function where(ns, path)
+  return string.format("%s in %s", path, ns_name(ns))
+end
+
+local function check_pair(p, argn)
+  if type(p) ~= "table" or type(p[1]) ~= "table" or type(p[2]) ~= "string" then
+    error(string.format("bad argument #%d (expected {ns, path})", argn), 4)
+  end
+  return p[1], p[2]
+end
+
+function checks.mounted(ns, path)
+  local m = ns:find(path)
+  return m ~= nil, function(negated)
+    return diagnostic(negated and ("expected no mount at " .. where(ns, path))
+                      or ("expected a mount at " .. where(ns, path)), { { ns, path } })
+  end
+end
+
+function checks.propagation(ns, path, kind)
+  local m = ns:find(path)
+  local got = m and m.propagation or "(not mounted)"
+  return got == kind, function(negated)
+    return diagnostic(string.format("expected %s %sto be %s, it is %s", where(ns, path),
+      negated and "not " or "", kind, got), { { ns, path } })
+  end
+end
+
+local function record(p, argn)
+  local ns, path = check_pair(p, argn)
+  return ns:find(path), ns, path
+end
+
+function checks.peers(...)
+  local items, group, ok = { ... }, nil, true
+  local descr = {}
+  for i, p in ipairs(items) do
+    local m, ns, path = record(p, i)
+    descr[#descr + 1] = where(ns, path) .. " (" .. (m and (m.shared and
+      ("shared:" .. m.shared) or m.propagation) or "not mounted") .. ")"
+    if not (m and m.shared) then ok = false
+    elseif group == nil then group = m.shared
+    elseif group ~= m.shared then ok = false end
+  end
+  if #items < 2 then ok = false end
+  return ok, function(negated)
+    return diagnostic("expected " .. (negated and "not " or "") .. "one peer group: "
+      .. table.concat(descr, ", "), items)
+  end
+end
+
+function checks.slave_of(a, b)
+  local s, sns, spath = record(a, 1)
+  local m, mns, mpath = record(b, 2)
+  local ok = s ~= nil and m ~= nil and m.shared ~= nil and s.master == m.shared
+  return ok, function(negated)
+    return diagnostic(string.format("expected %s %sto be a slave of %s's peer group "
+      .. "(its master: %s, the group: %s)", where(sns, spath), negated and "not " or "",
+      where(mns, mpath), s and tostring(s.master) or "not mounted",
+      m and tostring(m.shared) or "not mounted"), { a, b })
+  end
+end
+
+local function assertion(check, negate)
+  return function(...)
+    local ok, diag = check(...)
+    if negate then ok = not ok end
+    if not ok then error(diag(negate), 2) end
+    return true
+  end
+end
+
+--- expect.mounted(ns, path): a mount exists at path in ns.
+M.mounted = assertion(checks.mounted)
+--- expect.not_mounted(ns, path)
+M.not_mounted = assertion(checks.mounted, true)
+--- expect.propagation(ns, path, kind): "shared", "slave", "shared,slave",
+-- "private" or "unbindable".
+M.propagation = assertion(checks.propagation)
+--- expect.peers({ns, path}, {ns, path}, ...): all in one peer group.
+M.peers = assertion(checks.peers)
+--- expect.not_peers(a, b): a and b are not in one peer group.
+M.not_peers = assertion(checks.peers, true)
+--- expect.slave_of({ns, path}, {ns, path}): the first's master is the
+-- second's peer group.
+M.slave_of = assertion(checks.slave_of)
+
+--- expect.fails(ename, fn, ...): fn raises an error whose message names
+-- that errno ("(EINVAL)"). Returns the message.
+function M.fails(ename, fn, ...)
+  if type(ename) ~= "string" or type(fn) ~= "function" then
+    error("usage: expect.fails(\"ENAME\", fn, ...)", 2)
+  end
+  local ok, err = pcall(fn, ...)
+  if ok then
+    error(string.format("expected an error naming %s, but the call succeeded", ename), 2)
+  end
+  local msg = tostring(err)
+  if not msg:find("(" .. ename .. ")", 1, true) then
+    error(string.format("expected an error naming %s, got: %s", ename, msg), 2)
+  end
+  return msg
+end
+
+return M

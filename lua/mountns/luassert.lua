@@ -1,0 +1,45 @@
+--- mountns.luassert: the expect checks as luassert assertions for busted.
+--     require "mountns.luassert"
+--     assert.mounted(ns, "/X"); assert.is_not.mounted(ns, "/Z")
+--     assert.peers({sh1, "/X"}, {sh2, "/X"}); assert.slave_of(a, b)
+--     assert.propagation(ns, "/X", "shared")
+-- A failure shows the same diagnostic as mountns.expect: the mount tables
+-- of the namespaces involved with the offending lines marked.
+-- @module mountns.luassert
+
+local assert = require "luassert"
+local say = require "say"
+local expect = require "mountns.expect"
+local scenario = require "mountns.scenario"
+
+-- Scenario namespaces and {ns, path} pairs print as "sh1 mnt:[N]" and
+-- "{sh1 mnt:[N], /X}" instead of a dump of their fields.
+assert:add_formatter(function(v)
+  if scenario.is_namespace(v) then return tostring(v) end
+  if type(v) == "table" and scenario.is_namespace(v[1]) and type(v[2]) == "string"
+     and #v == 2 then
+    return "{" .. tostring(v[1]) .. ", " .. v[2] .. "}"
+  end
+  return nil
+end)
+
+local function register(name, check)
+  local pos, neg = "assertion." .. name .. ".positive", "assertion." .. name .. ".negative"
+  say:set(pos, "Expected the mountns check '" .. name .. "' to pass")
+  say:set(neg, "Expected the mountns check '" .. name .. "' to fail")
+  assert:register("assertion", name, function(state, arguments)
+    local ok, diag = check(table.unpack and table.unpack(arguments, 1, arguments.n)
+                           or unpack(arguments, 1, arguments.n)) -- luacheck: ignore
+    -- state.mod is false under is_not: the diagnostic then explains the
+    -- negated expectation
+    state.failure_message = diag(not state.mod)
+    return ok
+  end, pos, neg)
+end
+
+register("mounted", expect.checks.mounted)
+register("propagation", expect.checks.propagation)
+register("peers", expect.checks.peers)
+register("slave_of", expect.checks.slave_of)
+
+return assert

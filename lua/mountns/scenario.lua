@@ -1,0 +1,289 @@
+--- Scenarios: several mount namespaces described in one Lua function.
+-- `mountns.scenario([name,] fn, opts)` runs `fn(ns)` in an isolated child
+-- whose `/` is a brand-new tmpfs (pivot_root), so a script can use the
+-- seed article's absolute paths (`/X`, `/Y`, `/Z`) verbatim and
+-- `ns:mounts()` shows only what the script mounted. `ns` is the first
+-- namespace (the article's `sh1`); `ns:unshare()` makes more.
+-- @module mountns.scenario
+
+local core = require "mountns.core"
+local mtable = require "mountns.table"
+local isolate = require "mountns.isolate"
+
+local M = {}
+
+local unpack = table.unpack or unpack -- luacheck: ignore
+
+--- The namespace class. Every method acts inside its namespace and raises
+-- the core's message ("bind /X /Z: No such file or directory (ENOENT)")
+-- on failure.
+-- @type Namespace
+local Namespace = {}
+Namespace.__index = Namespace
+M.Namespace = Namespace
+
+local function is_ns(v)
+  return getmetatable(v) == Namespace
+end
+M.is_namespace = is_ns
+
+-- Scenario state, one per scenario process: the namespaces and which one
+-- the process is in now (setns is skipped when it already is there).
+local state
+
+local function check_open(ns)
+  if ns.closed then
+    error(string.format("attempt to use closed namespace %s", tostring(ns)), 3)
+  end
+end
+
+local function pack(...)
+  return { n = select("#", ...), ... }
+end
+
+-- Enter ns if the process is not in it yet.
+local function switch_to(ns)
+  if state.current ~= ns then
+    local ok, err = ns.nsfd:enter()
+    if not ok then error(err, 0) end
+    state.current = ns
+  end
+end
+
+--- Call fn(...) inside this namespace; the process returns to the
+-- namespace it was in before, also when fn raises.
+function Namespace:run(fn, ...)
+  check_open(self)
+  local back = state.current
+  switch_to(self)
+  local res = pack(pcall(fn, ...))
+  if back and not back.closed then switch_to(back) end
+  if not res[1] then error(res[2], 0) end
+  return unpack(res, 2, res.n)
+end
+
+-- A method that runs one core call inside the namespace and raises on
+-- failure (the core's message names the operation, paths and errno).
+local function method(fname)
+  return function(self, ...)
+    check_open(self)
+    local back = state.current
+    switch_to(self)
+    local res = pack(core[fname](...))
+    if back and not back.closed then switch_to(back) end
+    if res[1] == nil and res[2] then error(res[2], 2) end
+    return unpack(res, 1, res.n)
+  end
+end
+
+for _, f in ipairs { "mount", "umount", "bind", "move", "remount",
+                     "make_shared", "make_private", "make_slave",
+                     "make_unbindable", "chdir" } do
+  Namespace[f] = method(f)
+end
+
+local core_mkdir = method("mkdir")
+
+--- mkdir -p inside the namespace.
+function Namespace:mkdir(path, opts)
+  local o = { parents = true }
+  for k, v in pairs(opts or {}) do o[k] = v end
+  return core_mkdir(self, path, o)
+end
+
+local function new_namespace(handle, label)
+  state.count = state.count + 1
+  local ns = setmetatable({ nsfd = handle, label_ = label or ("ns" .. state.count),
+                            closed = false }, Namespace)
+  state.namespaces[#state.namespaces + 1] = ns
+  return ns
+end
+
+--- A new namespace, a copy of this one (unshare -m).
+-- @tparam[opt] table opts `propagation`: "private" (default, as unshare(1)),
+-- "shared", "slave" or "unchanged"; `label`.
+-- @treturn Namespace
+function Namespace:unshare(opts)
+  check_open(self)
+  opts = opts or {}
+  local back = state.current
+  switch_to(self)
+  local ok, err = core.unshare { mount = true,
+                                 propagation = opts.propagation or "private" }
+  local handle
+  if ok then handle, err = core.namespace() end
+  -- back to where the process was: this namespace stays alive through
+  -- its handle, the new one through the new handle
+  state.current = nil
+  switch_to(back or self)
+  if not handle then error(err, 2) end
+  return new_namespace(handle, opts.label)
+end
+
+--- The mount table of this namespace.
+function Namespace:mounts(opts)
+  check_open(self)
+  local fast = package.loaded["mountns.mounts"]
+  if fast and fast.mounts then return fast.mounts(self, opts) end
+  return self:run(function()
+    local t, err = core.mountinfo()
+    if not t then error(err, 0) end
+    return mtable.new(t)
+  end)
+end
+
+--- The topmost mount at path in this namespace, or nil.
+function Namespace:find(path)
+  return self:mounts():find(path)
+end
+
+--- The namespace's ID (the inode number lsns shows).
+function Namespace:id()
+  check_open(self)
+  return self.nsfd:id()
+end
+
+--- The core namespace handle (an nsfs fd).
+function Namespace:handle()
+  check_open(self)
+  return self.nsfd
+end
+
+--- Get or set the label used in diagnostics and pictures ("sh1").
+function Namespace:label(name)
+  if name ~= nil then
+    self.label_ = tostring(name)
+    return self
+  end
+  return self.label_
+end
+
+--- The PID of a process living in this namespace (started on first use),
+-- so outside tools can look in: `findmnt -N PID`, `/proc/PID/mountinfo`.
+function Namespace:pid()
+  check_open(self)
+  if self.pid_ then return self.pid_ end
+  local r, w = assert(core.pipe())
+  local pid = assert(core.fork())
+  if pid == 0 then
+    -- the helper: enter the namespace, then wait until the scenario closes
+    -- the pipe or dies (PR_SET_PDEATHSIG kills it then too)
+    core.close_fd(w)
+    local ok = self.nsfd:enter()
+    core.read_all(r)
+    core._exit(ok and 0 or 1)
+  end
+  core.close_fd(r)
+  self.pid_, self.pid_fd = pid, w
+  return pid
+end
+
+--- Tear the namespace down, as when its last process exits: its mounts
+-- leave their peer groups. Idempotent.
+function Namespace:close()
+  if self.closed then return end
+  if self.pid_ then
+    core.close_fd(self.pid_fd)
+    core.kill(self.pid_, "KILL")
+    core.waitpid(self.pid_)
+    self.pid_ = nil
+  end
+  if state and state.current == self then
+    -- cannot stay in a namespace that is being torn down: go to another
+    for _, o in ipairs(state.namespaces) do
+      if o ~= self and not o.closed then switch_to(o); break end
+    end
+  end
+  self.nsfd:close()
+  self.closed = true
+end
+
+function Namespace:__tostring()
+  local id = self.closed and "closed" or self.nsfd:id()
+  return string.format("%s mnt:[%s]", self.label_, id)
+end
+
+Namespace.__eq = function(a, b)
+  return rawequal(a, b) or (not a.closed and not b.closed and a:id() == b:id())
+end
+
+--- Peer groups across namespaces.
+-- @treturn table peer group ID -> list of {ns = ns, target = path, id = mount ID}
+function M.peer_groups(...)
+  local groups = {}
+  for i = 1, select("#", ...) do
+    local ns = select(i, ...)
+    for _, m in ipairs(ns:mounts()) do
+      if m.shared then
+        local g = groups[m.shared]
+        if not g then g = {}; groups[m.shared] = g end
+        g[#g + 1] = { ns = ns, target = m.target, id = m.id }
+      end
+    end
+  end
+  return groups
+end
+
+-- ---- scenario set-up inside the isolated child --------------------------
+
+-- pivot_root into a fresh tmpfs so the scenario sees only its own mounts.
+local function make_root()
+  assert(core.pin_proc()) -- /proc is gone after the pivot: keep an O_PATH fd
+  local root = "/tmp"
+  assert(core.mount("mountns", root, "tmpfs", "nosuid,nodev", "mode=0755"))
+  assert(core.mkdir(root .. "/.old"))
+  assert(core.chdir(root))
+  assert(core.pivot_root(".", ".old"))
+  assert(core.chdir("/"))
+  assert(core.umount("/.old", "detach"))
+  os.remove("/.old")
+end
+
+local function run_inside(fn, opts, ...)
+  isolate.private_namespace()
+  make_root()
+  state = { namespaces = {}, count = 0 }
+  local first = new_namespace(assert(core.namespace()), opts.label)
+  state.current = first
+  local args = pack(...)
+  local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
+    function(e) return isolate.traceback(tostring(e), "scenario") end))
+  for i = #state.namespaces, 1, -1 do pcall(Namespace.close, state.namespaces[i]) end
+  if not res[1] then error(res[2], 0) end
+  return unpack(res, 2, res.n)
+end
+
+--- The reporter `mountns run` installs: called as reporter(name, ok, err,
+-- seconds) for each named scenario; a failing scenario then returns nil
+-- instead of raising, so the script's later scenarios still run.
+M.reporter = nil
+
+--- Run a scenario.
+-- @tparam[opt] string name shown by `mountns run`
+-- @tparam function fn called as fn(ns, ...) with the first namespace
+-- @tparam[opt] table opts `timeout` (seconds, default 60), `label` of the
+-- first namespace
+-- @return fn's results (nil, booleans, numbers, strings, tables)
+function M.scenario(name, fn, opts, ...)
+  if type(name) == "function" then
+    name, fn, opts = nil, name, fn
+  end
+  if type(fn) ~= "function" then
+    error("bad argument to 'scenario' (function expected, got " .. type(fn) .. ")", 2)
+  end
+  opts = opts or {}
+  local t0 = core.clock()
+  local res = pack(pcall(isolate.isolate_with, { timeout = opts.timeout },
+                         run_inside, fn, opts, ...))
+  local reporter = M.reporter
+  if reporter then
+    reporter(name or "(unnamed scenario)", res[1], not res[1] and res[2] or nil,
+             core.clock() - t0)
+    if not res[1] then return nil end
+  elseif not res[1] then
+    error(res[2], 0)
+  end
+  return unpack(res, 2, res.n)
+end
+
+return M
