@@ -40,6 +40,10 @@ build = {
     ["mountns"] = "lua/mountns/init.lua",
     ["mountns.table"] = "lua/mountns/table.lua",
     ["mountns.isolate"] = "lua/mountns/isolate.lua",
+    ["mountns.scenario"] = "lua/mountns/scenario.lua",
+    ["mountns.expect"] = "lua/mountns/expect.lua",
+    ["mountns.luassert"] = "lua/mountns/luassert.lua",
+    ["mountns.diff"] = "lua/mountns/diff.lua",
   },
   install = {
     bin = { mountns = "bin/mountns" },
