@@ -47,7 +47,7 @@ local LUA_CPATH = ROOT .. "/build/?.so;;"
 function helper.lua_cmd()
   local interp = arg and arg[-1] or "lua5.4"
   if interp:match("busted") or not interp:match("lua") then interp = "lua5.4" end
-  return string.format("LUA_PATH='%s' LUA_CPATH='%s' %s", LUA_PATH,
+  return string.format("env LUA_PATH='%s' LUA_CPATH='%s' %s", LUA_PATH,
     LUA_CPATH, interp)
 end
 

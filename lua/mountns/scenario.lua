@@ -164,30 +164,44 @@ function Namespace:pid()
   check_open(self)
   if self.pid_ then return self.pid_ end
   local r, w = assert(core.pipe())
+  local ready_r, ready_w = assert(core.pipe())
   local pid = assert(core.fork())
   if pid == 0 then
-    -- the helper: enter the namespace, then wait until the scenario closes
-    -- the pipe or dies (PR_SET_PDEATHSIG kills it then too)
-    core.close_fd(w)
-    local ok = self.nsfd:enter()
+    -- the helper: enter the namespace, say so, then wait until the
+    -- scenario closes the pipe or dies (PR_SET_PDEATHSIG kills it then too)
+    core.close_fd(w); core.close_fd(ready_r)
+    local ok, err = self.nsfd:enter()
+    core.write_fd(ready_w, ok and "ok" or err)
+    core.close_fd(ready_w)
     core.read_all(r)
-    core._exit(ok and 0 or 1)
+    core._exit(0)
   end
-  core.close_fd(r)
+  core.close_fd(r); core.close_fd(ready_w)
+  local status = core.read_all(ready_r)
+  core.close_fd(ready_r)
   self.pid_, self.pid_fd = pid, w
+  if status ~= "ok" then
+    self:close_pid()
+    error("pid: " .. tostring(status), 2)
+  end
   return pid
 end
 
---- Tear the namespace down, as when its last process exits: its mounts
--- leave their peer groups. Idempotent.
-function Namespace:close()
-  if self.closed then return end
+-- End the helper process of ns:pid(), if any, and reap it.
+function Namespace:close_pid()
   if self.pid_ then
     core.close_fd(self.pid_fd)
     core.kill(self.pid_, "KILL")
     core.waitpid(self.pid_)
     self.pid_ = nil
   end
+end
+
+--- Tear the namespace down, as when its last process exits: its mounts
+-- leave their peer groups. Idempotent.
+function Namespace:close()
+  if self.closed then return end
+  self:close_pid()
   if state and state.current == self then
     -- cannot stay in a namespace that is being torn down: go to another
     for _, o in ipairs(state.namespaces) do
