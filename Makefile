@@ -22,7 +22,7 @@ export LUA_CPATH := $(CURDIR)/$(BUILD)/?.so;;
 
 DEBS := lua5.4 liblua5.4-dev libmount-dev lua-busted lua-check pkg-config gcc make util-linux
 
-.PHONY: all deps test check lint demo clean
+.PHONY: all deps test check lint demo bench clean
 
 all: $(MODULE)
 
@@ -57,6 +57,11 @@ lint:
 demo: deps
 	$(MAKE) all
 	$(LUA) bin/mountns run examples/article.lua
+
+# Every benchmark under bench/: ratios against baselines of the same run.
+bench: deps
+	$(MAKE) all
+	@for f in bench/*.lua; do echo "== $$f"; $(LUA) $$f || exit 1; done
 
 clean:
 	rm -rf $(BUILD)
