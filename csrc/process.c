@@ -148,6 +148,44 @@ static int lmns_process_read_all(lua_State *L)
 }
 
 /*
+ * read_exact(fd, n) -> n bytes | nil, "eof" (the peer closed first)
+ * For framed messages between a scenario and its helper processes.
+ */
+static int lmns_process_read_exact(lua_State *L)
+{
+	int fd = (int)luaL_checkinteger(L, 1);
+	size_t want = (size_t)luaL_checkinteger(L, 2), got = 0;
+	luaL_Buffer b;
+
+	luaL_buffinit(L, &b);
+	while (got < want) {
+		size_t chunk = want - got < LUAL_BUFFERSIZE ? want - got
+							     : LUAL_BUFFERSIZE;
+		char *p = luaL_prepbuffer(&b);
+		ssize_t n = read(fd, p, chunk);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			luaL_pushresult(&b);
+			return lmns_fail(L, err, "read", NULL, NULL);
+		}
+		if (n == 0) {
+			luaL_pushresult(&b);
+			lua_pushnil(L);
+			lua_pushliteral(L, "eof");
+			return 2;
+		}
+		luaL_addsize(&b, (size_t)n);
+		got += (size_t)n;
+	}
+	luaL_pushresult(&b);
+	return 1;
+}
+
+/*
  * waitpid(pid) -> "exited", status | "killed", "SIGNAME", signo
  * Retries on EINTR so a signal to the parent cannot lose a child.
  */
@@ -231,6 +269,7 @@ void lmns_process_open(lua_State *L)
 		{ "close_fd", lmns_process_close },
 		{ "write_fd", lmns_process_write },
 		{ "read_all", lmns_process_read_all },
+		{ "read_exact", lmns_process_read_exact },
 		{ "waitpid", lmns_process_waitpid },
 		{ "kill", lmns_process_kill },
 		{ "_exit", lmns_process_exit },

@@ -44,6 +44,7 @@ build = {
     ["mountns.expect"] = "lua/mountns/expect.lua",
     ["mountns.luassert"] = "lua/mountns/luassert.lua",
     ["mountns.diff"] = "lua/mountns/diff.lua",
+    ["mountns.agent"] = "lua/mountns/agent.lua",
   },
   install = {
     bin = { mountns = "bin/mountns" },

@@ -69,6 +69,13 @@ function M.traceback(e, module)
   return cut and tb:sub(1, cut - 1) or tb
 end
 
+--- The value of a literal made by serialize (loaded with an empty env).
+function M.deserialize(s)
+  local f, err = load_in("return " .. s, {})
+  if not f then error("isolate: bad literal: " .. err, 2) end
+  return f()
+end
+
 local function pack(...)
   return { n = select("#", ...), ... }
 end

@@ -9,6 +9,7 @@
 local core = require "mountns.core"
 local mtable = require "mountns.table"
 local isolate = require "mountns.isolate"
+local agent = require "mountns.agent"
 
 local M = {}
 
@@ -62,16 +63,33 @@ function Namespace:run(fn, ...)
   return unpack(res, 2, res.n)
 end
 
--- A method that runs one core call inside the namespace and raises on
--- failure (the core's message names the operation, paths and errno).
+-- Run agent.ops[op](...) for ns: through its agent when ns belongs to a
+-- user namespace the scenario created (only a process inside that user
+-- namespace acts as its owner), else in this process after setns.
+local function exec(ns, op, ...)
+  check_open(ns)
+  if ns.agent then return ns.agent:call(ns.serial, op, ...) end
+  local back = state.current
+  switch_to(ns)
+  local res = pack(pcall(agent.ops[op], ...))
+  if back and not back.closed then switch_to(back) end
+  if not res[1] then error(res[2], 0) end
+  return unpack(res, 2, res.n)
+end
+
+-- exec's results for the method that called it: the core's message is
+-- raised at the method's caller (level 3: check_results, method, caller)
+-- (never call it in a tail position: a tail call would drop the method's
+-- frame and shift the level)
+local function check_results(res)
+  if res[1] == nil and res[2] then error(res[2], 3) end
+end
+
+-- A method that runs one core call inside the namespace.
 local function method(fname)
   return function(self, ...)
-    check_open(self)
-    local back = state.current
-    switch_to(self)
-    local res = pack(core[fname](...))
-    if back and not back.closed then switch_to(back) end
-    if res[1] == nil and res[2] then error(res[2], 2) end
+    local res = pack(exec(self, "call", fname, ...))
+    check_results(res)
     return unpack(res, 1, res.n)
   end
 end
@@ -82,42 +100,88 @@ for _, f in ipairs { "mount", "umount", "bind", "move", "remount",
   Namespace[f] = method(f)
 end
 
-local core_mkdir = method("mkdir")
-
 --- mkdir -p inside the namespace.
 function Namespace:mkdir(path, opts)
   local o = { parents = true }
   for k, v in pairs(opts or {}) do o[k] = v end
-  return core_mkdir(self, path, o)
+  local res = pack(exec(self, "call", "mkdir", path, o))
+  check_results(res)
+  return unpack(res, 1, res.n)
 end
 
-local function new_namespace(handle, label)
+--- pivot_root into new_root (a mount point in this namespace) and detach
+-- the old root, as container runtimes do.
+function Namespace:pivot_root(new_root)
+  local res = pack(exec(self, "pivot_root", new_root))
+  check_results(res)
+  return unpack(res, 1, res.n)
+end
+
+--- Whether the mount at path is locked in this namespace (a less privileged
+-- namespace locks what it inherited). Found in a throw-away copy of the
+-- namespace, so this one is not changed. Raises if path is not a mount.
+function Namespace:locked(path)
+  local res = pack(exec(self, "locked", path))
+  check_results(res)
+  return unpack(res, 1, res.n)
+end
+
+local function new_namespace(handle, label, ag)
   state.count = state.count + 1
   local ns = setmetatable({ nsfd = handle, label_ = label or ("ns" .. state.count),
-                            closed = false }, Namespace)
+                            serial = state.count, agent = ag, closed = false },
+                          Namespace)
   state.namespaces[#state.namespaces + 1] = ns
   return ns
 end
 
 --- A new namespace, a copy of this one (unshare -m).
 -- @tparam[opt] table opts `propagation`: "private" (default, as unshare(1)),
--- "shared", "slave" or "unchanged"; `label`.
+-- "shared", "slave" or "unchanged"; `label`; `user = true`: the new mount
+-- namespace is owned by a new user namespace (the caller mapped to root
+-- inside), so the kernel's rules for less privileged copies apply. Later
+-- unshares from it stay in that user namespace unless `user` is asked again.
 -- @treturn Namespace
 function Namespace:unshare(opts)
   check_open(self)
   opts = opts or {}
-  local back = state.current
-  switch_to(self)
-  local ok, err = core.unshare { mount = true,
-                                 propagation = opts.propagation or "private" }
-  local handle
-  if ok then handle, err = core.namespace() end
-  -- back to where the process was: this namespace stays alive through
-  -- its handle, the new one through the new handle
-  state.current = nil
-  switch_to(back or self)
+  local prop = opts.propagation or "private"
+  local serial = state.count + 1
+  local ag = self.agent
+  if opts.user then
+    local userns = ag and assert(core.namespace(ag.pid, "user"))
+    local err
+    ag, err = agent.start(self.nsfd, userns, prop, serial)
+    if userns then userns:close() end
+    if not ag then error(err, 2) end
+    state.agents[#state.agents + 1] = ag
+  elseif ag then
+    local res = pack(ag:call(self.serial, "unshare", prop, serial))
+    check_results(res)
+  end
+  local handle, err
+  if ag then
+    handle, err = core.namespace(ag.pid) -- the agent is in the new one now
+  else
+    local back = state.current
+    switch_to(self)
+    local ok
+    ok, err = core.unshare { mount = true, propagation = prop }
+    if ok then handle, err = core.namespace() end
+    -- back to where the process was: this namespace stays alive through
+    -- its handle, the new one through the new handle
+    state.current = nil
+    switch_to(back or self)
+  end
   if not handle then error(err, 2) end
-  return new_namespace(handle, opts.label)
+  return new_namespace(handle, opts.label, ag)
+end
+
+--- The user namespace that owns this mount namespace, as a core handle
+-- (for idmapped mounts); close it when done.
+function Namespace:userns()
+  check_open(self)
+  return assert(core.namespace(self.agent and self.agent.pid or nil, "user"))
 end
 
 --- The mount table of this namespace.
@@ -209,6 +273,9 @@ function Namespace:close()
     end
   end
   self.nsfd:close()
+  if self.agent and not self.agent.stopped then
+    pcall(self.agent.close_ns, self.agent, self.serial)
+  end
   self.closed = true
 end
 
@@ -243,26 +310,21 @@ end
 -- pivot_root into a fresh tmpfs so the scenario sees only its own mounts.
 local function make_root()
   assert(core.pin_proc()) -- /proc is gone after the pivot: keep an O_PATH fd
-  local root = "/tmp"
-  assert(core.mount("mountns", root, "tmpfs", "nosuid,nodev", "mode=0755"))
-  assert(core.mkdir(root .. "/.old"))
-  assert(core.chdir(root))
-  assert(core.pivot_root(".", ".old"))
-  assert(core.chdir("/"))
-  assert(core.umount("/.old", "detach"))
-  os.remove("/.old")
+  assert(core.mount("mountns", "/tmp", "tmpfs", "nosuid,nodev", "mode=0755"))
+  assert(agent.ops.pivot_root("/tmp"))
 end
 
 local function run_inside(fn, opts, ...)
   isolate.private_namespace()
   make_root()
-  state = { namespaces = {}, count = 0 }
+  state = { namespaces = {}, count = 0, agents = {} }
   local first = new_namespace(assert(core.namespace()), opts.label)
   state.current = first
   local args = pack(...)
   local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
     function(e) return isolate.traceback(tostring(e), "scenario") end))
   for i = #state.namespaces, 1, -1 do pcall(Namespace.close, state.namespaces[i]) end
+  for _, ag in ipairs(state.agents) do ag:stop() end
   if not res[1] then error(res[2], 0) end
   return unpack(res, 2, res.n)
 end
