@@ -44,6 +44,8 @@ build = {
     ["mountns.expect"] = "lua/mountns/expect.lua",
     ["mountns.luassert"] = "lua/mountns/luassert.lua",
     ["mountns.diff"] = "lua/mountns/diff.lua",
+    ["mountns.format"] = "lua/mountns/format.lua",
+    ["mountns.dot"] = "lua/mountns/dot.lua",
     ["mountns.agent"] = "lua/mountns/agent.lua",
   },
   install = {

@@ -39,6 +39,12 @@ M.scenario = scenario.scenario
 M.peer_groups = scenario.peer_groups
 M.diff = require("mountns.diff").diff
 
+local format = require "mountns.format"
+M.normalize = format.normalize
+M.format = format.format
+M.golden = format.golden
+M.dot = require("mountns.dot").dot
+
 M.isolate = isolate.isolate
 M.isolate_with = isolate.isolate_with
 M.table = mtable

@@ -1,0 +1,368 @@
+--- format: mount tables as text that can be compared run after run.
+-- The kernel hands out new mount IDs, peer group IDs and anonymous device
+-- numbers on every run, so two runs of one scenario never print the same
+-- mountinfo. `normalize` renumbers them from 1 in order of first
+-- appearance, consistently across several namespaces' tables, so equal
+-- structure gives equal text; `format` prints a table as proc(5)
+-- mountinfo, as the seed article's `sed 's/ - .*//'` view, or as a
+-- findmnt-like tree; `golden` compares tables with expected text and
+-- shows a line diff when they differ.
+-- @module mountns.format
+
+local mtable = require "mountns.table"
+
+local M = {}
+
+local unpack = table.unpack or unpack -- luacheck: ignore
+
+-- The fields a record may compute on first access (statmount records
+-- fill propagate_from lazily): read by name so a copy has them too.
+local KNOWN = { "id", "parent_id", "major", "minor", "root", "target",
+                "options", "fstype", "source", "super_options", "shared",
+                "master", "propagate_from", "unbindable", "propagation" }
+
+-- Fields that name a mount or namespace for the kernel's lifetime (64-bit
+-- unique mount IDs, namespace IDs): different on every run, and no
+-- structure that the renumbered IDs do not show already.
+local function dropped(key)
+  return type(key) == "string" and (key:find("unique", 1, true) ~= nil
+    or key == "ns_id" or key == "mnt_ns_id")
+end
+M.dropped = dropped
+
+-- A mount table, from a table or an object with a :mounts() method.
+local function table_of(v, argn, fname)
+  if type(v) == "table" and type(v.mounts) == "function" then
+    local t, err = v:mounts()
+    if not t then error(err, 3) end
+    return t
+  end
+  if type(v) ~= "table" then
+    error(string.format("bad argument #%d to '%s' (mount table or namespace "
+      .. "expected, got %s)", argn, fname, type(v)), 3)
+  end
+  return v
+end
+M.table_of = table_of
+
+-- A numbering: value -> 1, 2, ... in order of first call.
+local function numbering()
+  local map, n = {}, 0
+  return function(v)
+    if v == nil then return nil end
+    local k = map[v]
+    if not k then
+      n = n + 1
+      k = n
+      map[v] = k
+    end
+    return k
+  end, map
+end
+
+--- Copies of mount tables with their kernel-chosen numbers renumbered.
+-- Mount IDs are numbered from 1 in order of appearance across all tables
+-- (table by table, record by record); parent IDs that are no mount of any
+-- table (the parent of a namespace's root) come next, in order of
+-- appearance. Peer group IDs (`shared`, `master`, `propagate_from`) are
+-- numbered from 1 the same way, and so are devices: a `major:minor` pair
+-- becomes `0:N`. Fields that are unique for the kernel's lifetime
+-- (`unique_id`, namespace IDs) are dropped. The inputs are not modified.
+-- @param ... mount tables, or objects with a `:mounts()` method
+-- @return one normalised mount table per argument
+-- @usage local a, b = mountns.normalize(sh1:mounts(), sh2:mounts())
+function M.normalize(...)
+  local n = select("#", ...)
+  local tables = {}
+  for i = 1, n do tables[i] = table_of(select(i, ...), i, "normalize") end
+  local mount_no, mounts = numbering()
+  local group_no = numbering()
+  local dev_no = numbering()
+  for _, t in ipairs(tables) do
+    for _, m in ipairs(t) do mount_no(m.id) end
+  end
+  local out = {}
+  for i, t in ipairs(tables) do
+    local copy = {}
+    for j, m in ipairs(t) do
+      local c = {}
+      for k, v in pairs(m) do
+        if not dropped(k) then c[k] = v end
+      end
+      for _, k in ipairs(KNOWN) do c[k] = m[k] end
+      c.id = mounts[m.id]
+      c.parent_id = mount_no(m.parent_id)
+      c.shared = group_no(m.shared)
+      c.master = group_no(m.master)
+      c.propagate_from = group_no(m.propagate_from)
+      if m.major ~= nil and m.minor ~= nil then
+        c.major, c.minor = 0, dev_no(m.major .. ":" .. m.minor)
+      end
+      copy[j] = c
+    end
+    out[i] = mtable.new(copy)
+  end
+  return unpack(out, 1, n)
+end
+
+-- ---- text --------------------------------------------------------------
+
+local MANGLE = { [" "] = "\\040", ["\t"] = "\\011", ["\n"] = "\\012",
+                 ["\\"] = "\\134" }
+
+--- Escape a field the way the kernel's mangle() does in mountinfo: space,
+-- tab, newline and backslash become `\040`, `\011`, `\012`, `\134`.
+-- @tparam string s
+-- @treturn string
+function M.mangle(s)
+  return (tostring(s):gsub("[ \t\n\\]", MANGLE))
+end
+local mangle = M.mangle
+
+-- " shared:N master:N propagate_from:N unbindable", as show_mountinfo
+-- prints the optional fields (each with its leading space).
+local function optional_fields(m)
+  local out = {}
+  if m.shared then out[#out + 1] = " shared:" .. m.shared end
+  if m.master then out[#out + 1] = " master:" .. m.master end
+  if m.propagate_from then
+    out[#out + 1] = " propagate_from:" .. m.propagate_from
+  end
+  if m.unbindable then out[#out + 1] = " unbindable" end
+  return table.concat(out)
+end
+
+-- "ID PARENT MAJ:MIN ROOT TARGET OPTIONS[ OPTIONAL...]"
+local function head(m)
+  return string.format("%d %d %d:%d %s %s %s%s", m.id, m.parent_id, m.major,
+    m.minor, mangle(m.root), mangle(m.target), mangle(m.options),
+    optional_fields(m))
+end
+
+local styles = {}
+
+-- proc(5) mountinfo: parse_mountinfo reads it back to the same table.
+function styles.mountinfo(t)
+  local out = {}
+  for i, m in ipairs(t) do
+    out[i] = string.format("%s - %s %s %s", head(m), mangle(m.fstype),
+      mangle(m.source or "none"), mangle(m.super_options))
+  end
+  return out
+end
+
+-- The seed article's view: mountinfo | sed 's/ - .*//'.
+function styles.article(t)
+  local out = {}
+  for i, m in ipairs(t) do out[i] = head(m) end
+  return out
+end
+
+-- findmnt-like tree (tostring of a mount table) with the paths mangled,
+-- so a newline in a mount point cannot break a row in two.
+function styles.tree(t)
+  local copy = {}
+  for i, m in ipairs(t) do
+    local c = {}
+    for k, v in pairs(m) do c[k] = v end
+    c.target, c.source = mangle(m.target), mangle(m.source or "none")
+    c.fstype = mangle(m.fstype)
+    copy[i] = c
+  end
+  local out = {}
+  for line in tostring(mtable.new(copy)):gmatch("([^\n]*)\n") do
+    out[#out + 1] = (line:gsub(" +$", ""))
+  end
+  return out
+end
+
+--- A mount table as text, one line per mount, ending in a newline (an
+-- empty table gives "").
+-- @param t a mount table, or an object with a `:mounts()` method
+-- @tparam[opt="article"] string style `"mountinfo"` (proc(5) lines, paths
+-- escaped like the kernel's), `"article"` (the seed article's
+-- `sed 's/ - .*//'` view: `ID PARENT MAJ:MIN ROOT TARGET OPTIONS [optional
+-- fields]`) or `"tree"` (findmnt-like: TARGET SOURCE FSTYPE ID PARENT
+-- PROPAGATION GROUP MASTER)
+-- @treturn string
+-- @usage print(mountns.format(mountns.normalize(ns:mounts()), "tree"))
+function M.format(t, style)
+  t = table_of(t, 1, "format")
+  style = style or "article"
+  local f = type(style) == "string" and styles[style]
+  if not f then
+    error(string.format("bad argument #2 to 'format' (invalid option '%s': "
+      .. "\"mountinfo\", \"article\" or \"tree\" expected)", tostring(style)), 2)
+  end
+  local lines = f(t)
+  if #lines == 0 then return "" end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- ---- golden ------------------------------------------------------------
+
+-- Lines of a text with trailing white space cut off each line and
+-- blank lines cut at both ends.
+local function lines_of(text)
+  local lines = {}
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    lines[#lines + 1] = (line:gsub("%s+$", ""))
+  end
+  while #lines > 0 and lines[#lines] == "" do lines[#lines] = nil end
+  while #lines > 0 and lines[1] == "" do table.remove(lines, 1) end
+  return lines
+end
+M.lines_of = lines_of
+
+-- Above this many cells the middle of a diff is shown as all removed then
+-- all added instead of an LCS (quadratic in time and memory).
+local LCS_CELLS = 4000000
+
+-- The edit script from a to b: list of {op, text, ia, ib}, op " ", "-", "+".
+local function edits(a, b)
+  local pre = 0
+  while pre < #a and pre < #b and a[pre + 1] == b[pre + 1] do pre = pre + 1 end
+  local suf = 0
+  while suf < #a - pre and suf < #b - pre and a[#a - suf] == b[#b - suf] do
+    suf = suf + 1
+  end
+  local out = {}
+  for i = 1, pre do out[#out + 1] = { " ", a[i], i, i } end
+  local n, m = #a - pre - suf, #b - pre - suf
+  if n * m > LCS_CELLS then
+    for i = 1, n do out[#out + 1] = { "-", a[pre + i], pre + i, nil } end
+    for j = 1, m do out[#out + 1] = { "+", b[pre + j], nil, pre + j } end
+  else
+    -- L[i][j]: length of the LCS of a[pre+i..] and b[pre+j..]
+    local L = {}
+    for i = n + 1, 1, -1 do
+      local row, below = {}, L[i + 1]
+      for j = m + 1, 1, -1 do
+        if i > n or j > m then
+          row[j] = 0
+        elseif a[pre + i] == b[pre + j] then
+          row[j] = below[j + 1] + 1
+        else
+          local d, r = below[j], row[j + 1]
+          row[j] = d > r and d or r
+        end
+      end
+      L[i] = row
+    end
+    local i, j = 1, 1
+    while i <= n or j <= m do
+      if i <= n and j <= m and a[pre + i] == b[pre + j] then
+        out[#out + 1] = { " ", a[pre + i], pre + i, pre + j }
+        i, j = i + 1, j + 1
+      elseif i <= n and (j > m or L[i + 1][j] >= L[i][j + 1]) then
+        -- removals first, as diff -u prints a changed block
+        out[#out + 1] = { "-", a[pre + i], pre + i, nil }
+        i = i + 1
+      else
+        out[#out + 1] = { "+", b[pre + j], nil, pre + j }
+        j = j + 1
+      end
+    end
+  end
+  for k = 1, suf do
+    out[#out + 1] = { " ", a[#a - suf + k], #a - suf + k, #b - suf + k }
+  end
+  return out
+end
+
+local CONTEXT = 3
+
+--- A unified line diff of two texts (`---`/`+++` headers, `@@` hunks with
+-- three lines of context), or nil when their lines are equal (trailing
+-- white space and blank lines at either end ignored).
+-- @tparam string expected
+-- @tparam string got
+-- @tparam[opt] string name_a default "expected"
+-- @tparam[opt] string name_b default "got"
+-- @treturn string|nil
+function M.diff_text(expected, got, name_a, name_b)
+  local a, b = lines_of(expected), lines_of(got)
+  local ed = edits(a, b)
+  local changed = {}
+  for k, e in ipairs(ed) do
+    if e[1] ~= " " then changed[#changed + 1] = k end
+  end
+  if #changed == 0 then return nil end
+  local out = { "--- " .. (name_a or "expected"), "+++ " .. (name_b or "got") }
+  local c = 1
+  while c <= #changed do
+    local first, last = changed[c], changed[c]
+    -- extend the hunk while the next change is close enough to share context
+    while c < #changed and changed[c + 1] - last <= 2 * CONTEXT do
+      c = c + 1
+      last = changed[c]
+    end
+    c = c + 1
+    local from = math.max(1, first - CONTEXT)
+    local to = math.min(#ed, last + CONTEXT)
+    -- hunk header: the first line number and count on each side
+    local sa, sb, na, nb
+    for k = from, to do
+      local e = ed[k]
+      if e[3] then sa = sa or e[3]; na = (na or 0) + 1 end
+      if e[4] then sb = sb or e[4]; nb = (nb or 0) + 1 end
+    end
+    if not sa then -- no line of a in the hunk: the line before it
+      sa = 0
+      for k = from - 1, 1, -1 do
+        if ed[k][3] then sa = ed[k][3]; break end
+      end
+    end
+    if not sb then
+      sb = 0
+      for k = from - 1, 1, -1 do
+        if ed[k][4] then sb = ed[k][4]; break end
+      end
+    end
+    out[#out + 1] = string.format("@@ -%d,%d +%d,%d @@", sa, na or 0, sb, nb or 0)
+    for k = from, to do out[#out + 1] = ed[k][1] .. ed[k][2] end
+  end
+  return table.concat(out, "\n")
+end
+
+--- Compare mount tables with a golden text.
+-- The tables are normalised together (`normalize`), each is formatted in
+-- the article style and the texts are joined with a blank line between
+-- namespaces. Trailing white space and blank lines at either end are
+-- ignored.
+-- @tparam string expected the golden text
+-- @param ... mount tables, or objects with a `:mounts()` method (scenario
+-- namespaces), in the order of the text
+-- @treturn string the normalised text (when it matches)
+-- @raise "golden: mount tables differ" with a unified diff (`-` expected,
+-- `+` got) and the whole normalised text, to paste when the change is
+-- meant
+-- @usage expect.golden([[
+-- 1 3 0:1 / / rw,relatime
+-- 2 1 0:2 / /X rw,relatime shared:1
+-- ]], sh1)
+function M.golden(expected, ...)
+  if type(expected) ~= "string" then
+    error("bad argument #1 to 'golden' (string expected, got "
+      .. type(expected) .. ")", 2)
+  end
+  local n = select("#", ...)
+  if n == 0 then
+    error("bad argument #2 to 'golden' (mount table or namespace expected, "
+      .. "got no value)", 2)
+  end
+  local tables = {}
+  for i = 1, n do tables[i] = table_of(select(i, ...), i + 1, "golden") end
+  local norm = { M.normalize(unpack(tables, 1, n)) }
+  local parts = {}
+  for i = 1, n do parts[i] = M.format(norm[i], "article") end
+  local got = table.concat(parts, "\n")
+  local d = M.diff_text(expected, got)
+  if d then
+    error("golden: mount tables differ (- expected, + got):\n" .. d
+      .. "\n\nthe whole normalised text:\n" .. got, 2)
+  end
+  return got
+end
+
+return M
