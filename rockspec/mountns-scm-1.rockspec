@@ -47,6 +47,7 @@ build = {
     ["mountns.format"] = "lua/mountns/format.lua",
     ["mountns.dot"] = "lua/mountns/dot.lua",
     ["mountns.agent"] = "lua/mountns/agent.lua",
+    ["mountns.recipes"] = "lua/mountns/recipes.lua",
   },
   install = {
     bin = { mountns = "bin/mountns" },

@@ -367,8 +367,7 @@ describe("scenario", function()
     end)
 
     it("runs as an unprivileged user (uid 65534, via a user namespace)", function()
-      local out = helper.sh("cd " .. helper.ROOT .. " && setpriv --reuid=65534 --regid=65534 "
-        .. "--clear-groups " .. helper.lua_cmd() .. [[ -e '
+      local out = helper.sh(helper.unpriv_cmd() .. [[ -e '
           local m = require "mountns"
           local e = require "mountns.expect"
           print(m.getuid(), m.scenario(function(sh1)

@@ -10,6 +10,13 @@ describe("examples", function()
       assert.truthy(out:match("\n%d+ passed, 0 failed\nexit=0$"), out)
       assert.falsy(out:match("\nFAIL "), out)
     end)
+
+    it(file:match("[^/]*$") .. " passes as an unprivileged user (uid 65534)", function()
+      local out = helper.sh(helper.unpriv_cmd() .. " bin/mountns run examples/"
+        .. file:match("[^/]*$")
+        .. " 2>&1; echo \"exit=$?\"")
+      assert.truthy(out:match("\n%d+ passed, 0 failed\nexit=0$"), out)
+    end)
   end
   p:close()
 end)

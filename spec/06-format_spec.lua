@@ -261,10 +261,10 @@ describe("format", function()
         sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
         local sh2 = sh1:unshare { propagation = "slave" }
         return mountns.golden([[
-1 5 0:1 / / rw,nosuid,nodev,relatime
+1 5 0:1 / / rw,relatime
 2 1 0:2 / /X rw,relatime shared:1
 
-3 6 0:1 / / rw,nosuid,nodev,relatime
+3 6 0:1 / / rw,relatime
 4 3 0:2 / /X rw,relatime master:1
 ]], sh1, sh2)
       end)

@@ -15,7 +15,7 @@ end
 --- The text of the host's mountinfo, to prove a spec left it alone.
 function helper.host_mountinfo()
   local f = assert(io.open("/proc/self/mountinfo"))
-  local s = f:read("a")
+  local s = f:read("*a") -- "*a": Lua 5.1 and LuaJIT need the star
   f:close()
   return s
 end
@@ -32,7 +32,7 @@ end
 --- Run a shell command, return its stdout (trailing newline trimmed).
 function helper.sh(cmd)
   local p = assert(io.popen(cmd))
-  local s = p:read("a")
+  local s = p:read("*a")
   p:close()
   return (s:gsub("\n$", ""))
 end
@@ -41,14 +41,54 @@ end
 local ROOT = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".")
 helper.ROOT = ROOT
 local LUA_PATH = ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;;"
-local LUA_CPATH = ROOT .. "/build/?.so;;"
 
---- A shell command that starts this Lua with this package path.
+--- A shell command that starts this Lua with this package path, and the
+-- core.so built for it (the Makefile's BUILD: build/ for lua5.4,
+-- build/<interpreter>/ for the others).
 function helper.lua_cmd()
   local interp = arg and arg[-1] or "lua5.4"
   if interp:match("busted") or not interp:match("lua") then interp = "lua5.4" end
+  local name = interp:match("[^/]*$")
+  local build = name == "lua5.4" and "/build" or "/build/" .. name
   return string.format("env LUA_PATH='%s' LUA_CPATH='%s' %s", LUA_PATH,
-    LUA_CPATH, interp)
+    ROOT .. build .. "/?.so;;", interp)
+end
+
+-- A tree uid 65534 can read: this one, or (CI clones into private
+-- directories) a copy made once and removed when the Lua state closes.
+local unpriv_tree
+local function readable_tree()
+  if unpriv_tree then return unpriv_tree end
+  local probe = "setpriv --reuid=65534 --regid=65534 --clear-groups test -r " .. ROOT
+    .. "/lua/mountns/init.lua >/dev/null 2>&1"
+  local r = os.execute(probe)
+  if r == true or r == 0 then
+    unpriv_tree = ROOT
+  else
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -m 0755 " .. dir .. " && cp -r " .. ROOT .. "/lua " .. ROOT
+      .. "/build " .. ROOT .. "/bin " .. ROOT .. "/examples " .. dir
+      .. " && chmod -R a+rX " .. dir))
+    unpriv_tree = dir
+    helper.unpriv_cleanup = setmetatable({}, { __gc = function()
+      os.execute("rm -rf " .. dir)
+    end })
+  end
+  return unpriv_tree
+end
+
+--- "cd TREE && setpriv ... lua": run this Lua as uid 65534 (nobody) with
+-- mountns from a tree nobody can read. Append "-e '...'" or a script.
+function helper.unpriv_cmd()
+  local tree = readable_tree()
+  local cmd = helper.lua_cmd()
+  local i, j = cmd:find(ROOT, 1, true)
+  while i do
+    cmd = cmd:sub(1, i - 1) .. tree .. cmd:sub(j + 1)
+    i, j = cmd:find(ROOT, i + #tree, true)
+  end
+  return "cd " .. tree .. " && setpriv --reuid=65534 --regid=65534 --clear-groups " .. cmd
 end
 
 package.loaded["helper"] = helper

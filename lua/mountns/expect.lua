@@ -131,10 +131,21 @@ function checks.slave_of(a, b)
   end
 end
 
+function checks.locked(ns, path)
+  local ok, locked = pcall(ns.locked, ns, path)
+  -- not a mount at all: neither locked nor not_locked holds (third value)
+  return ok and locked, function(negated)
+    local why = ok and (locked and "it is" or "it is not") or tostring(locked)
+    return diagnostic(string.format("expected %s %sto be locked (%s)", where(ns, path),
+      negated and "not " or "", why), { { ns, path } })
+  end, not ok
+end
+
 local function assertion(check, negate)
   return function(...)
-    local ok, diag = check(...)
+    local ok, diag, invalid = check(...)
     if negate then ok = not ok end
+    if invalid then ok = false end
     if not ok then error(diag(negate), 2) end
     return true
   end
@@ -154,6 +165,20 @@ M.not_peers = assertion(checks.peers, true)
 --- expect.slave_of({ns, path}, {ns, path}): the first's master is the
 -- second's peer group.
 M.slave_of = assertion(checks.slave_of)
+
+--- expect.locked(ns, path): the mount is locked in ns (it came from a more
+-- privileged namespace: it cannot be unmounted or moved apart from its parent).
+M.locked = assertion(checks.locked)
+--- expect.not_locked(ns, path)
+M.not_locked = assertion(checks.locked, true)
+
+--- expect.golden(expected_text, ns1, ns2, ...): the namespaces' tables,
+-- normalised together and formatted in the seed article's style (a blank
+-- line between namespaces), equal the text; a mismatch shows a line diff.
+-- See mountns.format.golden.
+function M.golden(expected, ...)
+  return require("mountns.format").golden(expected, ...)
+end
 
 --- expect.fails(ename, fn, ...): fn raises an error whose message names
 -- that errno ("(EINVAL)"). Returns the message.

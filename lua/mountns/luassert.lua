@@ -30,12 +30,14 @@ local function register(name, check)
   say:set(pos, "Expected the mountns check '" .. name .. "' to pass")
   say:set(neg, "Expected the mountns check '" .. name .. "' to fail")
   assert:register("assertion", name, function(state, arguments)
-    local ok, diag = check(unpack(arguments, 1, arguments.n))
+    local ok, diag, invalid = check(unpack(arguments, 1, arguments.n))
     -- the diagnostic reads mount tables: build it only when luassert prints
     -- it (state.mod is false under is_not: it explains the negation)
     local negated = not state.mod
     state.failure_message = setmetatable({}, {
       __tostring = function() return diag(negated) end })
+    -- a check that cannot hold either way fails under is_not too
+    if invalid then return not state.mod end
     return ok
   end, pos, neg)
 end
@@ -44,5 +46,6 @@ register("mounted", expect.checks.mounted)
 register("propagation", expect.checks.propagation)
 register("peers", expect.checks.peers)
 register("slave_of", expect.checks.slave_of)
+register("locked", expect.checks.locked)
 
 return assert

@@ -310,7 +310,7 @@ end
 -- pivot_root into a fresh tmpfs so the scenario sees only its own mounts.
 local function make_root()
   assert(core.pin_proc()) -- /proc is gone after the pivot: keep an O_PATH fd
-  assert(core.mount("mountns", "/tmp", "tmpfs", "nosuid,nodev", "mode=0755"))
+  assert(core.mount("mountns", "/tmp", "tmpfs", nil, "mode=0755"))
   assert(agent.ops.pivot_root("/tmp"))
 end
 

@@ -1,0 +1,108 @@
+--- recipes: ready scenario builders for the setups containers use.
+-- Each takes the scenario's first namespace (the "host") and returns the
+-- namespace handles and volume paths, so a script can then mount on either
+-- side and assert what crossed.
+-- @module mountns.recipes
+
+local M = {}
+
+-- Docker's bind propagation modes (docs.docker.com, "Configure bind
+-- propagation"): the r* forms apply to the whole subtree.
+local MODES = {
+  private = { "make_private", false }, rprivate = { "make_private", true },
+  shared = { "make_shared", false }, rshared = { "make_shared", true },
+  slave = { "make_slave", false }, rslave = { "make_slave", true },
+}
+M.MODES = MODES
+
+local function set_mode(ns, path, mode)
+  local m = MODES[mode]
+  if not m then
+    error(string.format("unknown propagation mode '%s' (private, rprivate, shared, "
+      .. "rshared, slave, rslave)", tostring(mode)), 3)
+  end
+  ns[m[1]](ns, path, { recursive = m[2] })
+end
+
+--- A container's root file system built the way runc builds it
+-- (libcontainer/rootfs_linux.go: prepareRoot, then pivotRoot):
+-- in a new mount namespace, `/` gets the rootfs propagation (`mode`,
+-- applied with MS_REC for the r* forms), the parent mount of the rootfs
+-- directory is made private (pivot_root(2) refuses a shared parent), the
+-- rootfs directory is bind-mounted onto itself with MS_BIND|MS_REC, and the
+-- container pivots into it. The host, like a systemd host, has `/` rshared;
+-- /rootfs is a directory on it holding a volume mount at /rootfs/vol (the
+-- container sees /vol). What the mode decides is the volume's propagation:
+-- the non-recursive forms leave it a peer of the host's.
+-- @param host the host namespace (the scenario's first)
+-- @tparam[opt] table opts `propagation`: private, rprivate, shared, rshared,
+-- slave or rslave (default "rslave", runc's default rootfsPropagation);
+-- `user = true`: a rootless container (its mount namespace is owned by a new
+-- user namespace); `label` (default "container").
+-- @treturn table `{host=, container=, host_volume="/rootfs/vol",
+-- container_volume="/vol", rootfs="/rootfs"}`
+function M.rootfs(host, opts)
+  opts = opts or {}
+  local mode = opts.propagation or "rslave"
+  if not MODES[mode] then set_mode(nil, nil, mode) end
+  host:make_shared("/", { recursive = true })
+  host:mkdir("/rootfs/vol")
+  host:mount("vol", "/rootfs/vol", "tmpfs")
+  local ctr = host:unshare { propagation = "unchanged", user = opts.user,
+                            label = opts.label or "container" }
+  set_mode(ctr, "/", mode)
+  ctr:make_private("/")
+  ctr:bind("/rootfs", "/rootfs", { recursive = true })
+  ctr:pivot_root("/rootfs")
+  return { host = host, container = ctr, rootfs = "/rootfs",
+           host_volume = "/rootfs/vol", container_volume = "/vol" }
+end
+
+--- A rootless container: `rootfs` with a user namespace (as rootless
+-- Podman or Docker build it). The kernel then reduces the shared mounts the
+-- container inherits to slaves and locks them.
+function M.rootless(host, opts)
+  local o = { user = true }
+  for k, v in pairs(opts or {}) do o[k] = v end
+  return M.rootfs(host, o)
+end
+
+-- Kubernetes mountPropagation -> the bind propagation the runtime applies
+-- to the volume (kubernetes.io/docs/concepts/storage/volumes/#mount-propagation;
+-- CRI MountPropagation PROPAGATION_PRIVATE / _HOST_TO_CONTAINER /
+-- _BIDIRECTIONAL, which runtimes turn into rprivate / rslave / rshared).
+local K8S = { None = "rprivate", HostToContainer = "rslave", Bidirectional = "rshared" }
+M.KUBERNETES = K8S
+
+--- A Kubernetes volume between a "host" namespace and a "container"
+-- namespace with a `mountPropagation` mode. The host's volume directory
+-- lives on an rshared mount (kubelet requires that for HostToContainer and
+-- Bidirectional); the container gets it bind-mounted at /data.
+-- @param host the host namespace
+-- @tparam string mode "None", "HostToContainer" or "Bidirectional"
+-- @treturn table `{host=, container=, host_volume="/var/lib/kubelet/vol",
+-- container_volume="/data", propagation=<bind mode>}`
+function M.kubernetes(host, mode, opts)
+  opts = opts or {}
+  local bind_mode = K8S[mode]
+  if not bind_mode then
+    error(string.format("unknown mountPropagation '%s' (None, HostToContainer, "
+      .. "Bidirectional)", tostring(mode)), 2)
+  end
+  host:mkdir("/var/lib/kubelet")
+  host:mount("kubelet", "/var/lib/kubelet", "tmpfs")
+  host:make_shared("/var/lib/kubelet", { recursive = true })
+  host:mkdir("/var/lib/kubelet/vol")
+  local ctr = host:unshare { propagation = "unchanged", user = opts.user,
+                            label = opts.label or "container" }
+  ctr:mkdir("/data")
+  ctr:bind("/var/lib/kubelet/vol", "/data", { recursive = true })
+  set_mode(ctr, "/data", bind_mode)
+  -- the container's copy of the kubelet directory plays no part: a runtime
+  -- would not even show it; keep it from carrying propagation
+  ctr:make_private("/var/lib/kubelet", { recursive = true })
+  return { host = host, container = ctr, host_volume = "/var/lib/kubelet/vol",
+           container_volume = "/data", propagation = bind_mode }
+end
+
+return M
