@@ -1,10 +1,13 @@
 # mountns - build, test and demo. `make test` on a fresh Debian machine
 # installs what is missing (make deps), builds, runs every spec and luacheck.
 
+# LUA is the interpreter: lua5.1, lua5.2, lua5.3, lua5.4 or luajit; its
+# pkg-config name is the same. 5.4 builds into build/ (build/mountns/core.so);
+# the others into build/$(LUA)/ so each version keeps its own core.so.
 LUA      ?= lua5.4
 LUA_PC   ?= $(LUA)
 CC       ?= cc
-BUILD    ?= build
+BUILD    ?= $(if $(filter lua5.4,$(LUA)),build,build/$(LUA))
 CFLAGS_WARN = -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes \
               -Wwrite-strings -Werror
 CFLAGS   ?= -O2 -g
@@ -20,7 +23,10 @@ MODULE := $(BUILD)/mountns/core.so
 export LUA_PATH  := $(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/spec/?.lua;;
 export LUA_CPATH := $(CURDIR)/$(BUILD)/?.so;;
 
-DEBS := lua5.4 liblua5.4-dev libmount-dev lua-busted lua-check pkg-config gcc make util-linux
+# Debian's interpreter and headers for LUA (5.1's headers are liblua5.1-0-dev).
+LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
+           $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
+DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux
 
 .PHONY: all deps test check lint demo bench clean
 
@@ -45,10 +51,11 @@ deps:
 	  apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-# Run every spec with busted (Lua 5.4) then luacheck.
+# Run every spec with busted under $(LUA) then luacheck. --cpath overrides
+# .busted's build/?.so, which holds the 5.4 module.
 test: deps
 	$(MAKE) all
-	busted --lua=$(LUA) $(BUSTED_ARGS) spec
+	busted --lua=$(LUA) --cpath='$(BUILD)/?.so' $(BUSTED_ARGS) spec
 	$(MAKE) lint
 
 lint:

@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include "lmns.h"
 
-#if LUA_VERSION_NUM < 502
+#ifdef LMNS_COMPAT_TESTUDATA
 void *lmns_testudata(lua_State *L, int i, const char *tname)
 {
 	void *p = lua_touserdata(L, i);

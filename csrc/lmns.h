@@ -12,14 +12,48 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-/* Lua 5.1 / LuaJIT lack a few 5.2+ auxiliary calls; map them once here. */
+/*
+ * Lua 5.1 lacks a few 5.2+ calls; map them once here. LuaJIT 2.1 reports
+ * 5.1 but has the 5.2 auxiliary calls already (it defines luaL_newlib):
+ * only lua_rawlen is missing there. Every luaL_setfuncs in mountns has no
+ * upvalues, so luaL_register is an exact stand-in.
+ */
 #if LUA_VERSION_NUM < 502
+#define lua_rawlen(L, i) lua_objlen((L), (i))
+#ifndef luaL_newlib
+#define LMNS_COMPAT_TESTUDATA 1
 #define luaL_setfuncs(L, l, n) luaL_register((L), NULL, (l))
 #define luaL_newlib(L, l) (lua_newtable(L), luaL_register((L), NULL, (l)))
-#define lua_rawlen(L, i) lua_objlen((L), (i))
 #define luaL_testudata lmns_testudata
 void *lmns_testudata(lua_State *L, int i, const char *tname);
 #endif
+#endif
+
+/*
+ * A 64-bit kernel ID (the unique mount ID of statx/statmount, an inode
+ * number) as a Lua number. Lua 5.3+ integers hold it exactly. On 5.1 and
+ * LuaJIT every number is a double, exact up to 2^53: the unique mount ID is
+ * a counter that starts at 2^31, and inode numbers of nsfs are 32-bit, so
+ * real IDs fit; one past 2^53 becomes its decimal string rather than be
+ * rounded into a different, wrong ID.
+ */
+static inline void lmns_pushid(lua_State *L, unsigned long long id)
+{
+#if LUA_VERSION_NUM < 503
+	if (id > (1ULL << 53)) {
+		char buf[24];
+		int i = (int)sizeof buf;
+
+		do {	/* lua_pushfstring of 5.1 has no 64-bit format */
+			buf[--i] = (char)('0' + id % 10);
+			id /= 10;
+		} while (id);
+		lua_pushlstring(L, buf + i, sizeof buf - (size_t)i);
+		return;
+	}
+#endif
+	lua_pushinteger(L, (lua_Integer)id);
+}
 
 /* One named flag of a table-driven flag set (see flags.c). */
 typedef struct lmns_flag {

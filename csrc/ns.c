@@ -198,7 +198,7 @@ static int lmns_ns_id(lua_State *L)
 {
 	lmns_ns *ns = lmns_ns_checkopen(L, 1);
 
-	lua_pushinteger(L, (lua_Integer)ns->ino);
+	lmns_pushid(L, ns->ino);
 	return 1;
 }
 

@@ -10,7 +10,9 @@ local core = require "mountns.core"
 local M = {}
 local DEFAULT_TIMEOUT = 60
 
-local load_in = loadstring and function(src, env) -- luacheck: ignore
+-- 5.1 and LuaJIT set a chunk's environment with setfenv; 5.2+ pass it to
+-- load (5.2 keeps loadstring, but not setfenv)
+local load_in = setfenv and function(src, env) -- luacheck: ignore
   local f, err = loadstring(src, "=isolate") -- luacheck: ignore
   if f then setfenv(f, env) end -- luacheck: ignore
   return f, err
