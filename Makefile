@@ -28,7 +28,7 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux
 
-.PHONY: all deps test check lint demo bench clean
+.PHONY: all deps test check lint demo bench diagrams clean
 
 all: $(MODULE)
 
@@ -69,6 +69,19 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	@for f in bench/*.lua; do echo "== $$f"; $(LUA) $$f || exit 1; done
+
+# Render every example's namespaces (peer groups, slave edges) to SVG and
+# PNG under doc/diagrams with Graphviz; README shows doc/diagrams/article-1.
+diagrams: deps
+	$(MAKE) all
+	@command -v dot >/dev/null || { export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; }
+	rm -rf $(BUILD)/diagrams && mkdir -p doc/diagrams
+	$(LUA) bin/mountns run --dot $(BUILD)/diagrams examples/*.lua >/dev/null
+	@for f in $(BUILD)/diagrams/*.dot; do b=$$(basename $$f .dot); \
+	  cp $$f doc/diagrams/$$b.dot; \
+	  dot -Tsvg $$f -o doc/diagrams/$$b.svg && dot -Tpng $$f -o doc/diagrams/$$b.png || exit 1; \
+	done; echo "diagrams: $$(ls doc/diagrams/*.svg | wc -l) rendered into doc/diagrams"
 
 clean:
 	rm -rf $(BUILD)

@@ -428,9 +428,29 @@ describe("bin/mountns", function()
     assert.truthy(out:match("\n1%.%.2\n"))
   end)
 
+  it("run --dot DIR writes one Graphviz file per scenario", function()
+    local out = run("run --dot " .. dir .. "/pics " .. dir .. "/two.lua examples/article.lua")
+    assert.truthy(out:match("\n2 passed, 1 failed\nexit=1$"))
+    local function read(name)
+      local f = io.open(dir .. "/pics/" .. name)
+      if not f then return nil end
+      local s = f:read("*a"); f:close(); return s
+    end
+    local a = read("article-1.dot")
+    assert.truthy(a:match("^digraph mountns {"))
+    assert.truthy(a:match('subgraph cluster_1 {\n    label="sh1";'))
+    assert.truthy(a:match('subgraph cluster_2 {\n    label="sh2";'))
+    -- /X, /Z of sh1 and /X of sh2 in one coloured peer group
+    local _, members = a:gsub('class="peer%-group%-1"%]', "")
+    assert.are.equal(3, members)
+    assert.truthy(read("two-1.dot"))  -- the passing scenario
+    assert.is_nil(read("two-2.dot"))  -- a failed scenario has no picture
+  end)
+
   it("show prints the tree of a PID's namespace, and --json", function()
     local out = run("show " .. mountns.getpid())
     assert.truthy(out:match("^TARGET +SOURCE +FSTYPE +ID PARENT PROPAGATION +GROUP MASTER\n/ "))
+    assert.truthy(run("show --dot"):match('^digraph mountns {.*label="this process'))
     local js = run("show --json")
     assert.truthy(js:match('^{"mounts":%[{"id":%d+,"parent_id":%d+'))
     assert.truthy(run("show 999999999"):match("No such file or directory %(ENOENT%)\nexit=2$"))

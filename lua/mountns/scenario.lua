@@ -314,7 +314,19 @@ local function make_root()
   assert(agent.ops.pivot_root("/tmp"))
 end
 
-local function run_inside(fn, opts, ...)
+-- The picture of the namespaces still open at the end (for run --dot).
+local function picture(title)
+  local open = {}
+  for _, ns in ipairs(state.namespaces) do
+    if not ns.closed then open[#open + 1] = ns end
+  end
+  open[#open + 1] = { normalize = true, title = title }
+  local ok, text = pcall(require("mountns.dot").dot, unpack(open))
+  return ok and text or false
+end
+
+-- Runs in the isolated child; returns the picture (or false) then fn's results.
+local function run_inside(fn, opts, dot_title, ...)
   isolate.private_namespace()
   make_root()
   state = { namespaces = {}, count = 0, agents = {} }
@@ -323,16 +335,20 @@ local function run_inside(fn, opts, ...)
   local args = pack(...)
   local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
     function(e) return isolate.traceback(tostring(e), "scenario") end))
+  local dot = dot_title and picture(dot_title) or false
   for i = #state.namespaces, 1, -1 do pcall(Namespace.close, state.namespaces[i]) end
   for _, ag in ipairs(state.agents) do ag:stop() end
   if not res[1] then error(res[2], 0) end
-  return unpack(res, 2, res.n)
+  return dot, unpack(res, 2, res.n)
 end
 
 --- The reporter `mountns run` installs: called as reporter(name, ok, err,
--- seconds) for each named scenario; a failing scenario then returns nil
--- instead of raising, so the script's later scenarios still run.
+-- seconds, dot) for each scenario; a failing scenario then returns nil
+-- instead of raising, so the script's later scenarios still run. `dot` is
+-- the Graphviz picture of the namespaces open at the scenario's end when
+-- `M.want_dot` is true (mountns run --dot), else nil.
 M.reporter = nil
+M.want_dot = false
 
 --- Run a scenario.
 -- @tparam[opt] string name shown by `mountns run`
@@ -349,17 +365,18 @@ function M.scenario(name, fn, opts, ...)
   end
   opts = opts or {}
   local t0 = core.clock()
+  local title = name or "(unnamed scenario)"
   local res = pack(pcall(isolate.isolate_with, { timeout = opts.timeout },
-                         run_inside, fn, opts, ...))
+                         run_inside, fn, opts, M.want_dot and title, ...))
   local reporter = M.reporter
   if reporter then
-    reporter(name or "(unnamed scenario)", res[1], not res[1] and res[2] or nil,
-             core.clock() - t0)
+    reporter(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
+             res[1] and res[2] or nil)
     if not res[1] then return nil end
   elseif not res[1] then
     error(res[2], 0)
   end
-  return unpack(res, 2, res.n)
+  return unpack(res, 3, res.n)
 end
 
 return M
