@@ -226,6 +226,16 @@ static int lmns_mount_mkdir(lua_State *L)
 	return lmns_mount_result(L, rc, "mkdir", path, NULL);
 }
 
+/* symlink(target, linkpath) - for symlink specs: Lua has no symlink */
+static int lmns_mount_symlink(lua_State *L)
+{
+	const char *target = luaL_checkstring(L, 1);
+	const char *linkpath = luaL_checkstring(L, 2);
+
+	return lmns_mount_result(L, symlink(target, linkpath), "symlink",
+				 target, linkpath);
+}
+
 void lmns_mount_open(lua_State *L)
 {
 	static const luaL_Reg funcs[] = {
@@ -241,8 +251,11 @@ void lmns_mount_open(lua_State *L)
 		{ "pivot_root", lmns_mount_pivot_root },
 		{ "chdir", lmns_mount_chdir },
 		{ "mkdir", lmns_mount_mkdir },
+		{ "symlink", lmns_mount_symlink },
 		{ NULL, NULL }
 	};
 
 	luaL_setfuncs(L, funcs, 0);
+	lmns_flags_register(L, "mount", mount_flags);
+	lmns_flags_register(L, "umount", umount_flags);
 }
