@@ -31,6 +31,8 @@ int luaopen_mountns_core(lua_State *L)
 	lmns_mount_open(L);
 	lmns_mountinfo_open(L);
 	lmns_process_open(L);
+	lmns_newapi_open(L);
+	lmns_statmount_open(L);
 	lua_pushliteral(L, "0.1.0");
 	lua_setfield(L, -2, "version");
 	return 1;

@@ -76,10 +76,23 @@ const char *lmns_optfield(lua_State *L, int arg, const char *field);
 int lmns_proc_open(lua_State *L, const char *relpath, int flags);
 void lmns_proc_open_lib(lua_State *L);
 
+/* ns.c: the fd of the namespace handle at idx (option field of argument
+ * arg) of that kind (NULL: any), or raise */
+int lmns_ns_checkfd(lua_State *L, int idx, int arg, const char *field,
+		    const char *kind);
+
+/* newapi.c: the fd of a mount fd userdata at arg, -1 if arg is none;
+ * the mount ID of dfd/path via statx (*unique: the 64-bit unique ID) */
+int lmns_mountfd_fd(lua_State *L, int arg);
+int lmns_mount_id_of(int dfd, const char *path, int flags,
+		     unsigned long long *id, int *unique);
+
 /* the areas */
 void lmns_ns_open(lua_State *L);
 void lmns_mount_open(lua_State *L);
 void lmns_mountinfo_open(lua_State *L);
 void lmns_process_open(lua_State *L);
+void lmns_newapi_open(lua_State *L);
+void lmns_statmount_open(lua_State *L);
 
 #endif

@@ -76,6 +76,32 @@ static lmns_ns *lmns_ns_checkopen(lua_State *L, int i)
 	return ns;
 }
 
+/*
+ * The fd of the open namespace handle at stack index idx, for other areas
+ * (idmap of mount_setattr, listmount of another namespace): it is option
+ * field of argument arg. kind NULL takes any kind; a wrong kind or a closed
+ * handle raises, naming the option.
+ */
+int lmns_ns_checkfd(lua_State *L, int idx, int arg, const char *field,
+		    const char *kind)
+{
+	lmns_ns *ns = luaL_testudata(L, idx, NS_MT);
+
+	if (!ns)
+		return luaL_argerror(L, arg, lua_pushfstring(L,
+			"option '%s': %s namespace handle expected, got %s",
+			field, kind ? kind : "a", luaL_typename(L, idx)));
+	if (ns->fd < 0)
+		return luaL_argerror(L, arg, lua_pushfstring(L,
+			"option '%s': attempt to use a closed namespace",
+			field));
+	if (kind && strcmp(ns->kind, kind) != 0)
+		return luaL_argerror(L, arg, lua_pushfstring(L,
+			"option '%s': %s namespace handle expected, got a %s "
+			"namespace", field, kind, ns->kind));
+	return ns->fd;
+}
+
 /* Write "s" to /proc/self/<file>; returns 0 or -1 with errno set. */
 static int lmns_ns_write_proc(lua_State *L, const char *file, const char *s)
 {

@@ -32,6 +32,7 @@ build = {
       sources = {
         "csrc/core.c", "csrc/errors.c", "csrc/flags.c", "csrc/mount.c",
         "csrc/mountinfo.c", "csrc/ns.c", "csrc/proc.c", "csrc/process.c",
+        "csrc/newapi.c", "csrc/statmount.c",
       },
       incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
       libdirs = { "$(LIBMOUNT_LIBDIR)" },
@@ -39,6 +40,7 @@ build = {
     },
     ["mountns"] = "lua/mountns/init.lua",
     ["mountns.table"] = "lua/mountns/table.lua",
+    ["mountns.mounts"] = "lua/mountns/mounts.lua",
     ["mountns.isolate"] = "lua/mountns/isolate.lua",
     ["mountns.scenario"] = "lua/mountns/scenario.lua",
     ["mountns.expect"] = "lua/mountns/expect.lua",

@@ -45,6 +45,10 @@ M.format = format.format
 M.golden = format.golden
 M.dot = require("mountns.dot").dot
 
+--- The fastest complete mount table: listmount+statmount, else mountinfo.
+-- @see mountns.mounts
+M.mounts = require("mountns.mounts").mounts
+
 M.isolate = isolate.isolate
 M.isolate_with = isolate.isolate_with
 M.table = mtable

@@ -1,0 +1,823 @@
+/*
+ * newapi.c - the file-descriptor based mount API: open_tree(2),
+ * move_mount(2), fsopen(2)/fsconfig(2)/fsmount(2) and mount_setattr(2).
+ *
+ * A tree made by open_tree(OPEN_TREE_CLONE) or fsmount() is a detached mount
+ * held by an fd: it stays out of every mount table until move_mount()
+ * attaches it, and it is torn down when its last fd closes. So the fd lives
+ * in a userdata whose __gc closes it, like liolib's files.
+ *
+ * The system calls go through syscall(2) with numbers defined here when the
+ * headers lack them, so a module built against old headers still reaches
+ * the calls of a new kernel, and an old kernel answers ENOSYS, which reaches
+ * Lua as nil, "op ...: Function not implemented (ENOSYS)", errno.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lmns.h"
+
+/*
+ * System call numbers: include/uapi/asm-generic/unistd.h, the same on every
+ * architecture since 5.2 except alpha (+110) and mips (+4000/5000/6000).
+ */
+#ifndef __NR_open_tree
+#define __NR_open_tree 428
+#endif
+#ifndef __NR_move_mount
+#define __NR_move_mount 429
+#endif
+#ifndef __NR_fsopen
+#define __NR_fsopen 430
+#endif
+#ifndef __NR_fsconfig
+#define __NR_fsconfig 431
+#endif
+#ifndef __NR_fsmount
+#define __NR_fsmount 432
+#endif
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+#ifndef __NR_statx
+#define __NR_statx 332		/* arch/x86/entry/syscalls/syscall_64.tbl */
+#endif
+
+/* include/uapi/linux/mount.h */
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef MOVE_MOUNT_F_SYMLINKS
+#define MOVE_MOUNT_F_SYMLINKS 0x00000001
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+#ifndef MOVE_MOUNT_T_SYMLINKS
+#define MOVE_MOUNT_T_SYMLINKS 0x00000010
+#endif
+#ifndef MOVE_MOUNT_T_EMPTY_PATH
+#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#endif
+#ifndef MOVE_MOUNT_SET_GROUP	/* Linux 5.15 */
+#define MOVE_MOUNT_SET_GROUP 0x00000100
+#endif
+#ifndef MOVE_MOUNT_BENEATH	/* Linux 6.5 */
+#define MOVE_MOUNT_BENEATH 0x00000200
+#endif
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC 0x00000001
+#endif
+#ifndef FSMOUNT_CLOEXEC
+#define FSMOUNT_CLOEXEC 0x00000001
+#endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
+#ifndef MOUNT_ATTR_NOSUID
+#define MOUNT_ATTR_NOSUID 0x00000002
+#endif
+#ifndef MOUNT_ATTR_NODEV
+#define MOUNT_ATTR_NODEV 0x00000004
+#endif
+#ifndef MOUNT_ATTR_NOEXEC
+#define MOUNT_ATTR_NOEXEC 0x00000008
+#endif
+#ifndef MOUNT_ATTR__ATIME
+#define MOUNT_ATTR__ATIME 0x00000070
+#endif
+#ifndef MOUNT_ATTR_RELATIME
+#define MOUNT_ATTR_RELATIME 0x00000000
+#endif
+#ifndef MOUNT_ATTR_NOATIME
+#define MOUNT_ATTR_NOATIME 0x00000010
+#endif
+#ifndef MOUNT_ATTR_STRICTATIME
+#define MOUNT_ATTR_STRICTATIME 0x00000020
+#endif
+#ifndef MOUNT_ATTR_NODIRATIME
+#define MOUNT_ATTR_NODIRATIME 0x00000080
+#endif
+#ifndef MOUNT_ATTR_IDMAP		/* Linux 5.12 */
+#define MOUNT_ATTR_IDMAP 0x00100000
+#endif
+#ifndef MOUNT_ATTR_NOSYMFOLLOW	/* Linux 5.14 */
+#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
+#endif
+#ifndef MS_PRIVATE		/* include/uapi/linux/mount.h */
+#define MS_UNBINDABLE (1 << 17)
+#define MS_PRIVATE (1 << 18)
+#define MS_SLAVE (1 << 19)
+#define MS_SHARED (1 << 20)
+#endif
+/* include/uapi/linux/fcntl.h */
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+#ifndef AT_SYMLINK_NOFOLLOW
+#define AT_SYMLINK_NOFOLLOW 0x100
+#endif
+#ifndef AT_NO_AUTOMOUNT
+#define AT_NO_AUTOMOUNT 0x800
+#endif
+
+/*
+ * enum fsconfig_command of include/uapi/linux/mount.h. glibc declares it as
+ * an enum (no macro to test), so mountns uses its own names.
+ */
+#define LMNS_FSCONFIG_SET_FLAG 0
+#define LMNS_FSCONFIG_SET_STRING 1
+#define LMNS_FSCONFIG_CMD_CREATE 6
+
+/* struct mount_attr of include/uapi/linux/mount.h (MOUNT_ATTR_SIZE_VER0) */
+struct lmns_mount_attr {
+	uint64_t attr_set;
+	uint64_t attr_clr;
+	uint64_t propagation;
+	uint64_t userns_fd;
+};
+
+/* include/uapi/linux/stat.h: struct statx up to stx_mnt_id, padded to its
+ * full 256 bytes (glibc 2.36's struct statx has no stx_mnt_id). */
+struct lmns_statx {
+	uint32_t stx_mask;
+	uint32_t stx_blksize;
+	uint64_t stx_attributes;
+	uint32_t stx_nlink;
+	uint32_t stx_uid;
+	uint32_t stx_gid;
+	uint16_t stx_mode;
+	uint16_t spare0;
+	uint64_t stx_ino;
+	uint64_t stx_size;
+	uint64_t stx_blocks;
+	uint64_t stx_attributes_mask;
+	uint64_t stx_times[8];	/* atime, btime, ctime, mtime */
+	uint32_t stx_rdev_major;
+	uint32_t stx_rdev_minor;
+	uint32_t stx_dev_major;
+	uint32_t stx_dev_minor;
+	uint64_t stx_mnt_id;
+	uint64_t spare[13];
+};
+#ifndef STATX_MNT_ID		/* Linux 5.8 */
+#define STATX_MNT_ID 0x00001000U
+#endif
+#ifndef STATX_MNT_ID_UNIQUE	/* Linux 6.8 */
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
+
+#define MOUNTFD_MT "mountns.mountfd"
+
+typedef struct lmns_mountfd {
+	int fd;			/* -1 once closed */
+	char what[80];		/* how it was made, for messages */
+} lmns_mountfd;
+
+/* ---- the mount fd userdata -------------------------------------------- */
+
+/* A closed handle first, the fd after: an allocation error leaks nothing. */
+static lmns_mountfd *lmns_mountfd_new(lua_State *L, const char *op,
+				      const char *arg)
+{
+	lmns_mountfd *m = lua_newuserdata(L, sizeof *m);
+
+	m->fd = -1;
+	snprintf(m->what, sizeof m->what, "%s %s", op, arg);
+	luaL_getmetatable(L, MOUNTFD_MT);
+	lua_setmetatable(L, -2);
+	return m;
+}
+
+static lmns_mountfd *lmns_mountfd_check(lua_State *L, int i)
+{
+	return luaL_checkudata(L, i, MOUNTFD_MT);
+}
+
+static lmns_mountfd *lmns_mountfd_checkopen(lua_State *L, int i)
+{
+	lmns_mountfd *m = lmns_mountfd_check(L, i);
+
+	if (m->fd < 0)
+		luaL_error(L, "attempt to use a closed mount fd");
+	return m;
+}
+
+int lmns_mountfd_fd(lua_State *L, int arg)
+{
+	lmns_mountfd *m = luaL_testudata(L, arg, MOUNTFD_MT);
+
+	if (!m)
+		return -1;
+	if (m->fd < 0)
+		luaL_argerror(L, arg, "attempt to use a closed mount fd");
+	return m->fd;
+}
+
+static void lmns_mountfd_close_fd(lmns_mountfd *m)
+{
+	if (m->fd >= 0) {
+		int fd = m->fd;
+
+		m->fd = -1;
+		close(fd);
+	}
+}
+
+/* close(), __gc and __close: idempotent */
+static int lmns_mountfd_close(lua_State *L)
+{
+	lmns_mountfd_close_fd(lmns_mountfd_check(L, 1));
+	return 0;
+}
+
+static int lmns_mountfd_fileno(lua_State *L)
+{
+	lua_pushinteger(L, lmns_mountfd_checkopen(L, 1)->fd);
+	return 1;
+}
+
+static int lmns_mountfd_tostring(lua_State *L)
+{
+	lmns_mountfd *m = lmns_mountfd_check(L, 1);
+
+	if (m->fd < 0)
+		lua_pushfstring(L, "mountfd (closed) [%s]", m->what);
+	else
+		lua_pushfstring(L, "mountfd %d [%s]", m->fd, m->what);
+	return 1;
+}
+
+/* The unique mount ID of dfd/path (6.8+), else the reused one (5.8+). */
+int lmns_mount_id_of(int dfd, const char *path, int flags,
+		     unsigned long long *id, int *unique)
+{
+	struct lmns_statx stx;
+
+	memset(&stx, 0, sizeof stx);
+	if (syscall(__NR_statx, dfd, path, flags,
+		    STATX_MNT_ID | STATX_MNT_ID_UNIQUE, &stx) != 0)
+		return -1;
+	if (!(stx.stx_mask & (STATX_MNT_ID | STATX_MNT_ID_UNIQUE))) {
+		errno = ENOSYS;
+		return -1;
+	}
+	*id = stx.stx_mnt_id;
+	*unique = (stx.stx_mask & STATX_MNT_ID_UNIQUE) != 0;
+	return 0;
+}
+
+/* Two handles are equal when they hold the same mount. */
+static int lmns_mountfd_eq(lua_State *L)
+{
+	lmns_mountfd *a = lmns_mountfd_check(L, 1);
+	lmns_mountfd *b = lmns_mountfd_check(L, 2);
+	unsigned long long ia, ib;
+	int ua, ub;
+
+	lua_pushboolean(L, a == b || (a->fd >= 0 && b->fd >= 0 &&
+		lmns_mount_id_of(a->fd, "", AT_EMPTY_PATH, &ia, &ua) == 0 &&
+		lmns_mount_id_of(b->fd, "", AT_EMPTY_PATH, &ib, &ub) == 0 &&
+		ia == ib && ua == ub));
+	return 1;
+}
+
+/* ---- arguments -------------------------------------------------------- */
+
+/*
+ * A place for the *at calls: a mount fd (dfd = fd, path "", *empty set) or
+ * a path (AT_FDCWD). name is what error messages show.
+ */
+typedef struct lmns_where {
+	int dfd;
+	const char *path;
+	const char *name;
+	int empty;
+} lmns_where;
+
+static void lmns_check_where(lua_State *L, int arg, lmns_where *w)
+{
+	lmns_mountfd *m = luaL_testudata(L, arg, MOUNTFD_MT);
+
+	if (m) {
+		if (m->fd < 0)
+			luaL_argerror(L, arg, "attempt to use a closed mount fd");
+		w->dfd = m->fd;
+		w->path = "";
+		w->empty = 1;
+		w->name = lua_pushfstring(L, "[%s]", m->what);
+		lua_replace(L, arg);	/* keep the string referenced */
+		return;
+	}
+	if (lua_type(L, arg) != LUA_TSTRING)
+		luaL_argerror(L, arg, lua_pushfstring(L,
+			"path or mount fd expected, got %s",
+			luaL_typename(L, arg)));
+	w->dfd = AT_FDCWD;
+	w->path = lua_tostring(L, arg);
+	w->name = w->path;
+	w->empty = 0;
+}
+
+/* Raise on a key of opts (a table at arg) that is not in known. */
+static void lmns_check_keys(lua_State *L, int arg, const char *const known[])
+{
+	int i;
+
+	if (lua_isnoneornil(L, arg))
+		return;
+	luaL_checktype(L, arg, LUA_TTABLE);
+	lua_pushnil(L);
+	while (lua_next(L, arg)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING)
+			luaL_argerror(L, arg, lua_pushfstring(L,
+				"option keys must be strings, got %s",
+				luaL_typename(L, -1)));
+		for (i = 0; known[i]; i++)
+			if (strcmp(known[i], lua_tostring(L, -1)) == 0)
+				break;
+		if (!known[i])
+			luaL_argerror(L, arg, lua_pushfstring(L,
+				"unknown option '%s'", lua_tostring(L, -1)));
+	}
+}
+
+/* ---- open_tree, move_mount -------------------------------------------- */
+
+/*
+ * open_tree(path, {clone, recursive, nofollow, no_automount}) -> mountfd
+ * path may be a mount fd (AT_EMPTY_PATH), to clone a detached tree.
+ * @see open_tree(2)
+ */
+static int lmns_newapi_open_tree(lua_State *L)
+{
+	static const char *const known[] = {
+		"clone", "recursive", "nofollow", "no_automount", "empty_path",
+		NULL
+	};
+	lmns_where w;
+	unsigned int flags = OPEN_TREE_CLOEXEC;
+	lmns_mountfd *m;
+	int fd;
+
+	lmns_check_where(L, 1, &w);
+	lmns_check_keys(L, 2, known);
+	if (lmns_optbool(L, 2, "clone", 0))
+		flags |= OPEN_TREE_CLONE;
+	if (lmns_optbool(L, 2, "recursive", 0))
+		flags |= AT_RECURSIVE;
+	if (lmns_optbool(L, 2, "nofollow", 0))
+		flags |= AT_SYMLINK_NOFOLLOW;
+	if (lmns_optbool(L, 2, "no_automount", 0))
+		flags |= AT_NO_AUTOMOUNT;
+	if (lmns_optbool(L, 2, "empty_path", 0) || w.empty)
+		flags |= AT_EMPTY_PATH;
+	if ((flags & AT_RECURSIVE) && !(flags & OPEN_TREE_CLONE))
+		return luaL_argerror(L, 2, "recursive needs clone = true");
+	m = lmns_mountfd_new(L, (flags & OPEN_TREE_CLONE) ?
+			     "open_tree clone" : "open_tree", w.name);
+	fd = (int)syscall(__NR_open_tree, w.dfd, w.path, flags);
+	if (fd < 0)
+		return lmns_fail(L, errno, "open_tree", w.name, NULL);
+	m->fd = fd;
+	return 1;
+}
+
+/*
+ * move_mount(from, to, {set_group, beneath, nofollow}) -> true
+ * from and to are paths or mount fds. Symlinks are followed (as mount(8)
+ * does) unless nofollow.
+ * @see move_mount(2)
+ */
+static int lmns_newapi_move_mount(lua_State *L)
+{
+	static const char *const known[] = {
+		"set_group", "beneath", "nofollow", NULL
+	};
+	lmns_where from, to;
+	unsigned int flags = 0;
+	const char *op = "move_mount";
+
+	lmns_check_where(L, 1, &from);
+	lmns_check_where(L, 2, &to);
+	lmns_check_keys(L, 3, known);
+	if (lmns_optbool(L, 3, "set_group", 0)) {
+		flags |= MOVE_MOUNT_SET_GROUP;
+		op = "move_mount set_group";
+	}
+	if (lmns_optbool(L, 3, "beneath", 0)) {
+		flags |= MOVE_MOUNT_BENEATH;
+		op = "move_mount beneath";
+	}
+	if ((flags & MOVE_MOUNT_SET_GROUP) && (flags & MOVE_MOUNT_BENEATH))
+		return luaL_argerror(L, 3, "set_group and beneath exclude "
+				     "each other");
+	if (!lmns_optbool(L, 3, "nofollow", 0))
+		flags |= MOVE_MOUNT_F_SYMLINKS | MOVE_MOUNT_T_SYMLINKS;
+	if (from.empty)
+		flags |= MOVE_MOUNT_F_EMPTY_PATH;
+	if (to.empty)
+		flags |= MOVE_MOUNT_T_EMPTY_PATH;
+	if (syscall(__NR_move_mount, from.dfd, from.path, to.dfd, to.path,
+		    flags) != 0)
+		return lmns_fail(L, errno, op, from.name, to.name);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* ---- attributes ------------------------------------------------------- */
+
+/* the on/off attributes: name = true sets, false clears */
+static const lmns_flag attr_bits[] = {
+	{ "ro", MOUNT_ATTR_RDONLY },
+	{ "nosuid", MOUNT_ATTR_NOSUID },
+	{ "nodev", MOUNT_ATTR_NODEV },
+	{ "noexec", MOUNT_ATTR_NOEXEC },
+	{ "nodiratime", MOUNT_ATTR_NODIRATIME },
+	{ "nosymfollow", MOUNT_ATTR_NOSYMFOLLOW },
+	{ NULL, 0 }
+};
+
+/* the atime modes: one value of a 3-valued field (MOUNT_ATTR__ATIME) */
+static const lmns_flag atime_modes[] = {
+	{ "relatime", MOUNT_ATTR_RELATIME },
+	{ "noatime", MOUNT_ATTR_NOATIME },
+	{ "strictatime", MOUNT_ATTR_STRICTATIME },
+	{ NULL, 0 }
+};
+
+/* the same names as a flag list, for fsmount's attrs "ro,nosuid" */
+static const lmns_flag attr_flags[] = {
+	{ "ro", MOUNT_ATTR_RDONLY },	{ "rw", 0 },
+	{ "nosuid", MOUNT_ATTR_NOSUID },
+	{ "nodev", MOUNT_ATTR_NODEV },
+	{ "noexec", MOUNT_ATTR_NOEXEC },
+	{ "nodiratime", MOUNT_ATTR_NODIRATIME },
+	{ "nosymfollow", MOUNT_ATTR_NOSYMFOLLOW },
+	{ "relatime", MOUNT_ATTR_RELATIME },
+	{ "noatime", MOUNT_ATTR_NOATIME },
+	{ "strictatime", MOUNT_ATTR_STRICTATIME },
+	{ NULL, 0 }
+};
+
+static const char *const prop_names[] = {
+	"shared", "private", "slave", "unbindable", NULL
+};
+static const uint64_t prop_values[] = {
+	MS_SHARED, MS_PRIVATE, MS_SLAVE, MS_UNBINDABLE
+};
+
+/* opts[name] as nil (-1), false (0) or true (1); anything else raises */
+static int lmns_tribool(lua_State *L, int arg, const char *name)
+{
+	int v;
+
+	lua_getfield(L, arg, name);
+	if (lua_isnil(L, -1))
+		v = -1;
+	else if (lua_type(L, -1) == LUA_TBOOLEAN)
+		v = lua_toboolean(L, -1);
+	else
+		return luaL_argerror(L, arg, lua_pushfstring(L,
+			"attribute '%s' must be a boolean, got %s", name,
+			luaL_typename(L, -1)));
+	lua_pop(L, 1);
+	return v;
+}
+
+/*
+ * Read the attribute table at arg into attr: on/off bits, one atime mode,
+ * propagation and idmap (when allow_prop). Misuse raises.
+ */
+static void lmns_check_attrs(lua_State *L, int arg, struct lmns_mount_attr *a,
+			     int allow_prop)
+{
+	const lmns_flag *f;
+	int v, atime_set = 0;
+
+	memset(a, 0, sizeof *a);
+	if (lua_isnoneornil(L, arg))
+		return;
+	luaL_checktype(L, arg, LUA_TTABLE);
+	for (f = attr_bits; f->name; f++) {
+		v = lmns_tribool(L, arg, f->name);
+		if (v == 1)
+			a->attr_set |= f->value;
+		else if (v == 0)
+			a->attr_clr |= f->value;
+	}
+	for (f = atime_modes; f->name; f++) {
+		v = lmns_tribool(L, arg, f->name);
+		if (v == -1)
+			continue;
+		if (v == 0 && f->value == MOUNT_ATTR_RELATIME)
+			luaL_argerror(L, arg, "relatime = false names no atime "
+				      "mode: set noatime or strictatime");
+		if (atime_set++)
+			luaL_argerror(L, arg, "more than one atime mode "
+				      "(noatime, relatime, strictatime)");
+		/* the field is replaced whole; false goes back to relatime */
+		a->attr_clr |= MOUNT_ATTR__ATIME;
+		a->attr_set |= v ? f->value : MOUNT_ATTR_RELATIME;
+	}
+	if (!allow_prop)
+		return;
+	lua_getfield(L, arg, "propagation");
+	if (!lua_isnil(L, -1)) {
+		int i = luaL_checkoption(L, -1, NULL, prop_names);
+
+		a->propagation = prop_values[i];
+	}
+	lua_pop(L, 1);
+	lua_getfield(L, arg, "idmap");
+	if (!lua_isnil(L, -1)) {
+		a->attr_set |= MOUNT_ATTR_IDMAP;
+		a->userns_fd = (uint64_t)lmns_ns_checkfd(L, lua_gettop(L),
+							 arg, "idmap", "user");
+	}
+	lua_pop(L, 1);
+}
+
+/*
+ * mount_setattr(path_or_fd, {recursive, propagation, ro, nosuid, nodev,
+ *               noexec, noatime|relatime|strictatime, nodiratime,
+ *               nosymfollow, idmap, nofollow}) -> true
+ * An on/off attribute set to true is set, false is cleared, absent is left
+ * alone. idmap is a user namespace handle (mountns.namespace(pid, "user")).
+ * @see mount_setattr(2)
+ */
+static int lmns_newapi_mount_setattr(lua_State *L)
+{
+	static const char *const known[] = {
+		"recursive", "propagation", "ro", "nosuid", "nodev", "noexec",
+		"noatime", "relatime", "strictatime", "nodiratime",
+		"nosymfollow", "idmap", "nofollow", NULL
+	};
+	struct lmns_mount_attr attr;
+	lmns_where w;
+	unsigned int flags = 0;
+
+	lmns_check_where(L, 1, &w);
+	luaL_checktype(L, 2, LUA_TTABLE);
+	lmns_check_keys(L, 2, known);
+	lmns_check_attrs(L, 2, &attr, 1);
+	if (lmns_optbool(L, 2, "recursive", 0))
+		flags |= AT_RECURSIVE;
+	if (lmns_optbool(L, 2, "nofollow", 0))
+		flags |= AT_SYMLINK_NOFOLLOW;
+	if (w.empty)
+		flags |= AT_EMPTY_PATH;
+	if (syscall(__NR_mount_setattr, w.dfd, w.path, flags, &attr,
+		    sizeof attr) != 0)
+		return lmns_fail(L, errno, (flags & AT_RECURSIVE) ?
+				 "mount_setattr recursive" : "mount_setattr",
+				 w.name, NULL);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* ---- fsopen, fsconfig, fsmount ---------------------------------------- */
+
+/*
+ * After a failed fsconfig the kernel keeps messages ("e tmpfs: Bad value
+ * for 'size'") readable from the fs-context fd: push the error lines joined
+ * with "; " (or an empty string).
+ */
+static void lmns_push_fslog(lua_State *L, int fsfd)
+{
+	luaL_Buffer b;
+	char msg[512];
+	ssize_t n;
+	int any = 0;
+
+	luaL_buffinit(L, &b);
+	while ((n = read(fsfd, msg, sizeof msg - 1)) > 0) {
+		while (n > 0 && msg[n - 1] == '\n')
+			n--;
+		msg[n] = '\0';
+		if (n >= 2 && msg[1] == ' ' && (msg[0] == 'e' || msg[0] == 'w'))
+		{
+			if (any++)
+				luaL_addstring(&b, "; ");
+			luaL_addstring(&b, msg + 2);
+		}
+	}
+	luaL_pushresult(&b);
+}
+
+/* fail with "op fstype what (kernel log): strerror (ENAME)" */
+static int lmns_fsfail(lua_State *L, int err, int fsfd, const char *op,
+		       const char *fstype, const char *what)
+{
+	lmns_push_fslog(L, fsfd);
+	if (lua_rawlen(L, -1) > 0) {
+		if (what)
+			lua_pushfstring(L, "%s (%s)", what, lua_tostring(L, -1));
+		else
+			lua_pushfstring(L, "(%s)", lua_tostring(L, -1));
+		what = lua_tostring(L, -1);
+	}
+	return lmns_fail(L, err, op, fstype, what);
+}
+
+/* One fsconfig call; key with value NULL is a flag. 0 or -1 with errno. */
+static int lmns_fsconfig(int fsfd, const char *key, const char *value)
+{
+	return (int)syscall(__NR_fsconfig, fsfd, value ?
+			    LMNS_FSCONFIG_SET_STRING : LMNS_FSCONFIG_SET_FLAG,
+			    key, value, 0);
+}
+
+/*
+ * Apply one config entry (key at -2, value at -1) to fsfd. Returns 0, or the
+ * count of lmns_fail's results. A bad key or value type raises.
+ */
+static int lmns_fsconfig_entry(lua_State *L, int fsfd, const char *fstype)
+{
+	const char *key, *value = NULL;
+
+	if (lua_type(L, -2) != LUA_TSTRING)
+		return luaL_argerror(L, 2, lua_pushfstring(L,
+			"config keys must be strings, got %s",
+			luaL_typename(L, -2)));
+	key = lua_tostring(L, -2);
+	switch (lua_type(L, -1)) {
+	case LUA_TBOOLEAN:
+		if (!lua_toboolean(L, -1))
+			return 0;	/* false: leave the option unset */
+		break;
+	case LUA_TSTRING:
+	case LUA_TNUMBER:
+		value = lua_tostring(L, -1);	/* converts the copy */
+		break;
+	default:
+		return luaL_argerror(L, 2, lua_pushfstring(L,
+			"config '%s' must be a string, number or true, got %s",
+			key, luaL_typename(L, -1)));
+	}
+	if (lmns_fsconfig(fsfd, key, value) == 0)
+		return 0;
+	{
+		int err = errno;
+
+		if (value)
+			lua_pushfstring(L, "%s=%s", key, value);
+		else
+			lua_pushstring(L, key);
+		return lmns_fsfail(L, err, fsfd, "fsconfig", fstype,
+				   lua_tostring(L, -1));
+	}
+}
+
+/* Apply the config table at arg: the array part in order (each a flag name
+ * or a {key, value} pair), then the other keys. */
+static int lmns_fsconfig_all(lua_State *L, int arg, int fsfd,
+			     const char *fstype)
+{
+	int i, n, nret;
+
+	if (lua_isnoneornil(L, arg))
+		return 0;
+	n = (int)lua_rawlen(L, arg);
+	for (i = 1; i <= n; i++) {
+		lua_rawgeti(L, arg, i);
+		if (lua_type(L, -1) == LUA_TSTRING) {
+			lua_pushboolean(L, 1);	/* "ro" -> ro = true */
+		} else if (lua_type(L, -1) == LUA_TTABLE) {
+			lua_rawgeti(L, -1, 1);
+			lua_rawgeti(L, -2, 2);
+			lua_remove(L, -3);
+		} else {
+			return luaL_argerror(L, arg, lua_pushfstring(L,
+				"config #%d must be a flag name or a {key, "
+				"value} pair, got %s", i, luaL_typename(L, -1)));
+		}
+		if ((nret = lmns_fsconfig_entry(L, fsfd, fstype)))
+			return nret;
+		lua_pop(L, 2);
+	}
+	lua_pushnil(L);
+	while (lua_next(L, arg)) {
+		lua_Number k = lua_type(L, -2) == LUA_TNUMBER ?
+			       lua_tonumber(L, -2) : 0;
+
+		if (k >= 1 && k <= n && k == (lua_Number)(int)k) {
+			lua_pop(L, 1);
+			continue;
+		}
+		lua_pushvalue(L, -2);	/* lua_tostring must not touch keys */
+		lua_insert(L, -2);
+		if ((nret = lmns_fsconfig_entry(L, fsfd, fstype)))
+			return nret;
+		lua_pop(L, 2);
+	}
+	return 0;
+}
+
+/* fsmount's attrs: a flag list ("ro,nosuid", {"ro"}) or a table of booleans */
+static unsigned int lmns_check_fsattrs(lua_State *L, int arg)
+{
+	struct lmns_mount_attr a;
+
+	if (lua_type(L, arg) != LUA_TTABLE || lua_rawlen(L, arg) > 0)
+		return (unsigned int)lmns_checkflags(L, arg, attr_flags);
+	{
+		static const char *const known[] = {
+			"ro", "nosuid", "nodev", "noexec", "noatime",
+			"relatime", "strictatime", "nodiratime",
+			"nosymfollow", NULL
+		};
+		lmns_check_keys(L, arg, known);
+	}
+	lmns_check_attrs(L, arg, &a, 0);
+	return (unsigned int)a.attr_set;
+}
+
+/*
+ * fsmount(fstype, config, attrs) -> detached mountfd
+ * config: {key = "value" | true, ...} or an array of flag names and
+ * {key, value} pairs (applied in order, before the other keys).
+ * @see fsopen(2), fsconfig(2), fsmount(2)
+ */
+static int lmns_newapi_fsmount(lua_State *L)
+{
+	const char *fstype = luaL_checkstring(L, 1);
+	unsigned int attrs;
+	lmns_mountfd *fs, *m;
+	int fd, nret;
+
+	if (!lua_isnoneornil(L, 2))
+		luaL_checktype(L, 2, LUA_TTABLE);
+	attrs = lmns_check_fsattrs(L, 3);
+	/* the fs context is a handle too, so a raised error closes it */
+	fs = lmns_mountfd_new(L, "fsopen", fstype);
+	fs->fd = (int)syscall(__NR_fsopen, fstype, FSOPEN_CLOEXEC);
+	if (fs->fd < 0)
+		return lmns_fail(L, errno, "fsopen", fstype, NULL);
+	nret = lmns_fsconfig_all(L, 2, fs->fd, fstype);
+	if (nret) {
+		lmns_mountfd_close_fd(fs);
+		return nret;
+	}
+	if (syscall(__NR_fsconfig, fs->fd, LMNS_FSCONFIG_CMD_CREATE, NULL,
+		    NULL, 0) != 0) {
+		nret = lmns_fsfail(L, errno, fs->fd, "fsconfig", fstype,
+				   "create");
+		lmns_mountfd_close_fd(fs);
+		return nret;
+	}
+	m = lmns_mountfd_new(L, "fsmount", fstype);
+	fd = (int)syscall(__NR_fsmount, fs->fd, FSMOUNT_CLOEXEC, attrs);
+	if (fd < 0) {
+		nret = lmns_fsfail(L, errno, fs->fd, "fsmount", fstype, NULL);
+		lmns_mountfd_close_fd(fs);
+		return nret;
+	}
+	m->fd = fd;
+	lmns_mountfd_close_fd(fs);
+	return 1;
+}
+
+void lmns_newapi_open(lua_State *L)
+{
+	static const luaL_Reg methods[] = {
+		{ "close", lmns_mountfd_close },
+		{ "fileno", lmns_mountfd_fileno },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg meta[] = {
+		{ "__gc", lmns_mountfd_close },
+		{ "__close", lmns_mountfd_close },
+		{ "__tostring", lmns_mountfd_tostring },
+		{ "__eq", lmns_mountfd_eq },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg funcs[] = {
+		{ "open_tree", lmns_newapi_open_tree },
+		{ "move_mount", lmns_newapi_move_mount },
+		{ "mount_setattr", lmns_newapi_mount_setattr },
+		{ "fsmount", lmns_newapi_fsmount },
+		{ NULL, NULL }
+	};
+
+	luaL_newmetatable(L, MOUNTFD_MT);
+	luaL_setfuncs(L, meta, 0);
+	luaL_newlib(L, methods);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+	luaL_setfuncs(L, funcs, 0);
+}
