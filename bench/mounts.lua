@@ -22,6 +22,26 @@ local function median(n, f)
   return t[math.floor((n + 1) / 2)]
 end
 
+-- Medians of several functions measured in turn, round after round, so a
+-- load that comes and goes on the machine weighs on each of them alike.
+local function medians(n, fs)
+  local times = {}
+  for k, f in pairs(fs) do f(); times[k] = {} end
+  for i = 1, n do
+    for k, f in pairs(fs) do
+      local t0 = clock()
+      f()
+      times[k][i] = (clock() - t0) * 1000
+    end
+  end
+  local out = {}
+  for k, t in pairs(times) do
+    table.sort(t)
+    out[k] = t[math.floor((n + 1) / 2)]
+  end
+  return out
+end
+
 -- A plain-Lua mountinfo parser, the baseline of target 1: records of the
 -- same shape as mountns.mountinfo()'s, with gmatch and string.match only.
 local function unescape(s)
@@ -69,13 +89,16 @@ end
 local function run_size(n)
   populate(n)
   local r = { n = #mountns.mountinfo() }
-  local reps = n >= 10000 and 21 or 101
-  r.raw = median(reps, function() core.read_mountinfo() end)
-  r.mounts = median(reps, function() mountns.mounts() end)
-  r.mounts_from = median(reps, function() mountns.mounts { propagate_from = true } end)
-  r.libmount = median(reps, function() mountns.mountinfo() end)
-  r.gmatch = median(reps, function() lua_parse(core.read_mountinfo()) end)
-  r.listmount_ids = median(reps, function() mountns.listmount() end)
+  local reps = n >= 10000 and 31 or 101
+  local m = medians(reps, {
+    raw = function() core.read_mountinfo() end,
+    mounts = function() mountns.mounts() end,
+    mounts_from = function() mountns.mounts { propagate_from = true } end,
+    libmount = function() mountns.mountinfo() end,
+    gmatch = function() lua_parse(core.read_mountinfo()) end,
+    listmount_ids = function() mountns.listmount() end,
+  })
+  for k, v in pairs(m) do r[k] = v end
   local t = mountns.mounts()
   r.tostring = median(n >= 10000 and 11 or 51, function() return tostring(t) end)
   r.findmnt = median(3, function() assert(os.execute("findmnt >/dev/null")) end)
@@ -115,10 +138,13 @@ local function run_slave(n)
     if m.master and m.target:match("^/tmp/b/") then slaves = slaves + 1 end
   end
   r.slaves = slaves
-  r.raw_slave = median(51, function() core.read_mountinfo() end)
-  r.parse = median(51, function() mountns.parse_mountinfo(core.read_mountinfo()) end)
-  r.mounts = median(51, function() mountns.mounts() end)
-  r.mounts_from = median(51, function() mountns.mounts { propagate_from = true } end)
+  local m = medians(51, {
+    raw_slave = function() core.read_mountinfo() end,
+    parse = function() mountns.parse_mountinfo(core.read_mountinfo()) end,
+    mounts = function() mountns.mounts() end,
+    mounts_from = function() mountns.mounts { propagate_from = true } end,
+  })
+  for k, v in pairs(m) do r[k] = v end
   shared_ns:close()
   return r
 end
