@@ -20,6 +20,24 @@ void *lmns_testudata(lua_State *L, int i, const char *tname)
 }
 #endif
 
+/***
+The C core: system calls, the mountinfo parser, namespace handles and
+process primitives. `require "mountns"` re-exports every function and
+field here as `mountns.NAME`; the Lua modules add policy on top.
+
+Errors follow `io.open`: an OS failure returns `nil`, a message
+`"op path: strerror (ENAME)"` and the errno number (see `errno`); misuse
+(a wrong type, an unknown flag or option) raises an error.
+
+Flags are a comma string (`"ro,nosuid"`) or an array of names
+(`{"ro", "nosuid"}`), as mount(8) spells them.
+@module mountns.core
+*/
+
+/***
+The version of the C core, e.g. `"0.1.0"`.
+@field version
+*/
 int luaopen_mountns_core(lua_State *L);
 
 int luaopen_mountns_core(lua_State *L)

@@ -73,6 +73,17 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	return 3;
 }
 
+/***
+@module mountns.core
+*/
+
+/***
+Error numbers by name, as in `<errno.h>`: `errno.ENOENT == 2`. The third
+result of a failed call compares against these.
+@table errno
+@usage local ok, msg, err = mountns.umount("/x")
+if not ok and err == mountns.errno.EINVAL then --[[ not a mount point ]] end
+*/
 /* mountns.errno: ENAME -> number, and number -> ENAME for reverse look-up. */
 void lmns_errors_open(lua_State *L)
 {

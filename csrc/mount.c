@@ -59,7 +59,33 @@ static int lmns_mount_result(lua_State *L, int rc, const char *op,
 	return 1;
 }
 
-/* mount(source, target, fstype, flags, data) */
+/***
+@module mountns.core
+*/
+
+/***
+Mounting: mount(2), umount2(2), pivot_root(2) and their helpers
+@section mount
+*/
+
+/***
+Mount a filesystem, like `mount -t FSTYPE -o FLAGS,DATA SOURCE TARGET`.
+@function mount
+@tparam[opt="none"] string source device or name ("tmpfs", "proc", ...)
+@tparam string target the mount point
+@tparam[opt] string fstype filesystem type
+@tparam[opt] string|{string,...} flags `ro rw nosuid suid nodev dev noexec
+exec sync async dirsync mand nomand silent loud relatime norelatime noatime
+atime strictatime nodiratime diratime lazytime nolazytime nosymfollow
+symfollow`
+@tparam[opt] string data filesystem options, e.g. `"size=1m,mode=755"`
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "mount PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mount(2)
+@usage assert(mountns.mount("tmpfs", "/tmp", "tmpfs", "nosuid,nodev", "size=1m"))
+*/
 static int lmns_mount_mount(lua_State *L)
 {
 	const char *source = luaL_optstring(L, 1, "none");
@@ -72,7 +98,18 @@ static int lmns_mount_mount(lua_State *L)
 				 "mount", source, target);
 }
 
-/* umount(target, flags) */
+/***
+Unmount, like umount(8).
+@function umount
+@tparam string target the mount point
+@tparam[opt] string|{string,...} flags `force`, `detach` (alias `lazy`,
+umount -l), `expire`, `nofollow` (do not follow a symlink at target)
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "umount PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see umount2(2)
+*/
 static int lmns_mount_umount(lua_State *L)
 {
 	const char *target = luaL_checkstring(L, 1);
@@ -82,7 +119,18 @@ static int lmns_mount_umount(lua_State *L)
 				 NULL);
 }
 
-/* bind(source, target, {recursive}) - mount --bind / --rbind */
+/***
+Bind mount, like `mount --bind` (`mount --rbind` with `recursive`).
+@function bind
+@tparam string source
+@tparam string target
+@tparam[opt] table opts `{recursive = true}` also binds the mounts below
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "bind|rbind PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mount(2)
+*/
 static int lmns_mount_bind(lua_State *L)
 {
 	const char *source = luaL_checkstring(L, 1);
@@ -94,7 +142,17 @@ static int lmns_mount_bind(lua_State *L)
 		rec ? "rbind" : "bind", source, target);
 }
 
-/* move(source, target) - mount --move */
+/***
+Move a mount, like `mount --move`.
+@function move
+@tparam string source a mount point
+@tparam string target
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "move PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mount(2)
+*/
 static int lmns_mount_move(lua_State *L)
 {
 	const char *source = luaL_checkstring(L, 1);
@@ -104,7 +162,20 @@ static int lmns_mount_move(lua_State *L)
 				 "move", source, target);
 }
 
-/* remount(target, flags, data, {bind}) - mount -o remount[,bind] */
+/***
+Change the flags of a mount, like `mount -o remount[,bind]`.
+@function remount
+@tparam string target
+@tparam[opt] string|{string,...} flags the flags of `mount`
+@tparam[opt] string data filesystem options
+@tparam[opt] table opts `{bind = true}` changes only this mount's flags
+(per-mount `ro`, `nosuid`, ...), not the superblock's
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "remount PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mount(2)
+*/
 static int lmns_mount_remount(lua_State *L)
 {
 	const char *target = luaL_checkstring(L, 1);
@@ -132,29 +203,92 @@ static int lmns_mount_propagation(lua_State *L, unsigned long type,
 		rec ? rop : op, target, NULL);
 }
 
+/***
+Make a mount a peer group: mounts and unmounts below it propagate to
+and from its peers, like `mount --make-shared` (`--make-rshared` with
+`recursive`).
+@function make_shared
+@tparam string target a mount point
+@tparam[opt] table opts `{recursive = true}` changes every mount below too
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "make-shared|make-rshared PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mount_namespaces(7)
+*/
 static int lmns_mount_make_shared(lua_State *L)
 {
 	return lmns_mount_propagation(L, MS_SHARED, "make-shared",
 				      "make-rshared");
 }
 
+/***
+Make a mount no propagation to or from it, like `mount --make-private` (`--make-rprivate` with
+`recursive`).
+@function make_private
+@tparam string target a mount point
+@tparam[opt] table opts `{recursive = true}` changes every mount below too
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "make-private|make-rprivate PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mount_namespaces(7)
+*/
 static int lmns_mount_make_private(lua_State *L)
 {
 	return lmns_mount_propagation(L, MS_PRIVATE, "make-private",
 				      "make-rprivate");
 }
 
+/***
+Make a mount a slave of its peer group: it receives propagation
+from the group's mounts but sends none back, like `mount --make-slave` (`--make-rslave` with
+`recursive`).
+@function make_slave
+@tparam string target a mount point
+@tparam[opt] table opts `{recursive = true}` changes every mount below too
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "make-slave|make-rslave PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mount_namespaces(7)
+*/
 static int lmns_mount_make_slave(lua_State *L)
 {
 	return lmns_mount_propagation(L, MS_SLAVE, "make-slave", "make-rslave");
 }
 
+/***
+Make a mount private, and it cannot be bind-mounted, like `mount --make-unbindable` (`--make-runbindable` with
+`recursive`).
+@function make_unbindable
+@tparam string target a mount point
+@tparam[opt] table opts `{recursive = true}` changes every mount below too
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "make-unbindable|make-runbindable PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mount_namespaces(7)
+*/
 static int lmns_mount_make_unbindable(lua_State *L)
 {
 	return lmns_mount_propagation(L, MS_UNBINDABLE, "make-unbindable",
 				      "make-runbindable");
 }
 
+/***
+Make new_root the root of this mount namespace, the old root mounted at
+put_old (then usually `umount(put_old, "detach")`). Call `pin_proc` first
+to keep reading /proc afterwards.
+@function pivot_root
+@tparam string new_root a mount point
+@tparam string put_old a directory under new_root
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "pivot_root PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see pivot_root(2)
+*/
 /* pivot_root(new_root, put_old); glibc has no wrapper. */
 static int lmns_mount_pivot_root(lua_State *L)
 {
@@ -166,6 +300,16 @@ static int lmns_mount_pivot_root(lua_State *L)
 				 "pivot_root", new_root, put_old);
 }
 
+/***
+Change the working directory (needed around `pivot_root`).
+@function chdir
+@tparam string path
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "chdir PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see chdir(2)
+*/
 static int lmns_mount_chdir(lua_State *L)
 {
 	const char *path = luaL_checkstring(L, 1);
@@ -200,7 +344,18 @@ static int lmns_mkdir_parents(char *path, mode_t mode)
 	}
 }
 
-/* mkdir(path, {parents, mode}) */
+/***
+Create a directory, like mkdir(1) (`mkdir -p` with `parents`).
+@function mkdir
+@tparam string path
+@tparam[opt] table opts `parents = true`: create missing parents, an
+existing directory is no error; `mode`, default 493 (octal 0755)
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "mkdir PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see mkdir(2)
+*/
 static int lmns_mount_mkdir(lua_State *L)
 {
 	size_t len;
@@ -226,6 +381,17 @@ static int lmns_mount_mkdir(lua_State *L)
 	return lmns_mount_result(L, rc, "mkdir", path, NULL);
 }
 
+/***
+Create a symbolic link linkpath pointing to target.
+@function symlink
+@tparam string target
+@tparam string linkpath
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "symlink PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see symlink(2)
+*/
 /* symlink(target, linkpath) - for symlink specs: Lua has no symlink */
 static int lmns_mount_symlink(lua_State *L)
 {

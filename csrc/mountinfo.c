@@ -257,7 +257,33 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 	return 1;
 }
 
-/* parse_mountinfo(text) -> records | nil, "line N: why" */
+/***
+@module mountns.core
+*/
+
+/***
+mountinfo: /proc/PID/mountinfo parsed with libmount
+@section mountinfo
+*/
+
+/***
+Parse mountinfo text into an array of records, one per line, in order.
+Every line is checked against proc(5)'s format first: a line libmount
+would silently drop is an error instead. `mountns.parse_mountinfo` wraps
+the array into a mount table (see `mountns.table`).
+
+Each record has `id`, `parent_id`, `major`, `minor`, `root`, `target`,
+`options` (per-mount), `fstype`, `source`, `super_options`, the optional
+fields as `shared`, `master`, `propagate_from` (peer group IDs, absent when
+0) and `unbindable`, and `propagation`: `"shared"`, `"slave"`,
+`"shared,slave"`, `"private"` or `"unbindable"`, as findmnt prints it.
+@function parse_mountinfo
+@tparam string text
+@treturn[1] {table,...} the records
+@return[2] nil
+@treturn[2] string "line N: why"
+@see proc(5)
+*/
 static int lmns_mountinfo_parse(lua_State *L)
 {
 	size_t len;
@@ -313,7 +339,17 @@ static int lmns_push_mountinfo(lua_State *L)
 	return lmns_fail(L, err, "mountinfo", lua_tostring(L, -1), NULL);
 }
 
-/* mountinfo([pid]) -> records | nil, msg, errno */
+/***
+Read and parse /proc/PID/mountinfo (see `parse_mountinfo` for the
+records). `mountns.mountinfo` returns a mount table instead.
+@function mountinfo
+@tparam[opt] int pid default: the calling process
+@treturn[1] {table,...} the records
+@return[2] nil
+@treturn[2] string "mountinfo PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see proc(5)
+*/
 static int lmns_mountinfo_read(lua_State *L)
 {
 	size_t len;
@@ -326,6 +362,15 @@ static int lmns_mountinfo_read(lua_State *L)
 	return lmns_parse_text(L, text, len);
 }
 
+/***
+The raw text of /proc/PID/mountinfo.
+@function read_mountinfo
+@tparam[opt] int pid default: the calling process
+@treturn[1] string
+@return[2] nil
+@treturn[2] string "mountinfo PATH: strerror (ENAME)"
+@treturn[2] int errno
+*/
 /* read_mountinfo([pid]) -> the raw text, for tools and benchmarks */
 static int lmns_mountinfo_raw(lua_State *L)
 {

@@ -137,6 +137,31 @@ static int lmns_ns_map_root(lua_State *L, uid_t uid, gid_t gid,
 	return lmns_ns_write_proc(L, "self/gid_map", map);
 }
 
+/***
+@module mountns.core
+*/
+
+/***
+Namespaces: unshare(2), setns(2) and namespace handles
+@section namespaces
+*/
+
+/***
+Move the calling process into new namespaces, like unshare(1).
+@function unshare
+@tparam[opt] table opts booleans `mount` (default true), `user`, `pid`,
+`uts`, `ipc`, `net`, `cgroup`, `time`; `propagation`: what the new mount
+namespace's mounts become, `"private"` (default, as unshare(1)),
+`"shared"`, `"slave"` or `"unchanged"`; `map_root = true` (needs
+`user = true`) maps the caller's uid and gid to root inside
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "unshare: strerror (ENAME)", or the failed step
+(`unshare: write /proc/self/uid_map: ...`, `unshare: make-rprivate /: ...`)
+@treturn[2] int errno
+@see unshare(2)
+@usage assert(mountns.unshare { user = true, map_root = true })
+*/
 /*
  * unshare({mount=true, user, pid, uts, ipc, net, cgroup, time,
  *          propagation="private", map_root})
@@ -187,7 +212,17 @@ static int lmns_ns_kind_index(lua_State *L, int arg)
 	return luaL_checkoption(L, arg, "mnt", kinds);
 }
 
-/* namespace([pid], [kind="mnt"]) - open /proc/PID/ns/KIND as a handle */
+/***
+Open a handle on a namespace: /proc/PID/ns/KIND. The handle keeps the
+namespace alive until it is closed or collected.
+@function namespace
+@tparam[opt] int pid default: the calling process
+@tparam[opt="mnt"] string kind `mnt user pid uts ipc net cgroup time`
+@treturn[1] namespace
+@return[2] nil
+@treturn[2] string "namespace /proc/PID/ns/KIND PATH: strerror (ENAME)"
+@treturn[2] int errno
+*/
 static int lmns_ns_namespace(lua_State *L)
 {
 	char path[64];
@@ -220,6 +255,19 @@ static int lmns_ns_namespace(lua_State *L)
 	return 1;
 }
 
+/***
+A namespace handle (from `namespace`): an nsfs fd. Handles of the same
+namespace are equal (`==`); `tostring` gives `"mnt:[4026531841]"`, as
+readlink(1) and lsns(8) show it. It works with `<close>` on Lua 5.4;
+methods other than `close` raise on a closed handle.
+@type namespace
+*/
+
+/***
+The namespace ID: the inode number of its nsfs file.
+@function namespace:id
+@treturn int
+*/
 static int lmns_ns_id(lua_State *L)
 {
 	lmns_ns *ns = lmns_ns_checkopen(L, 1);
@@ -228,19 +276,37 @@ static int lmns_ns_id(lua_State *L)
 	return 1;
 }
 
+/***
+The fd of the handle.
+@function namespace:fileno
+@treturn int
+*/
 static int lmns_ns_fileno(lua_State *L)
 {
 	lua_pushinteger(L, lmns_ns_checkopen(L, 1)->fd);
 	return 1;
 }
 
+/***
+The kind of namespace: `"mnt"`, `"user"`, ...
+@function namespace:kind
+@treturn string
+*/
 static int lmns_ns_kind(lua_State *L)
 {
 	lua_pushstring(L, lmns_ns_check(L, 1)->kind);
 	return 1;
 }
 
-/* ns:enter() - setns(2) into the namespace */
+/***
+Join the namespace, like nsenter(1).
+@function namespace:enter
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "setns mnt:[ID] PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see setns(2)
+*/
 static int lmns_ns_enter(lua_State *L)
 {
 	lmns_ns *ns = lmns_ns_checkopen(L, 1);
@@ -256,6 +322,10 @@ static int lmns_ns_enter(lua_State *L)
 	return 1;
 }
 
+/***
+Close the handle; closing twice is harmless.
+@function namespace:close
+*/
 /* close(), __gc and __close: idempotent, like lfs's dir objects */
 static int lmns_ns_close(lua_State *L)
 {

@@ -45,6 +45,26 @@ static void lmns_proc_unpin_fd(lua_State *L)
 	lua_setfield(L, LUA_REGISTRYINDEX, PROCFD_KEY);
 }
 
+/***
+@module mountns.core
+*/
+
+/***
+/proc after pivot_root
+@section proc
+*/
+
+/***
+Pin a /proc: later look-ups of this Lua state (`mountinfo`, `namespace`,
+`unshare`'s uid maps) go through an fd on it, so they keep working after
+`pivot_root` into a tree without /proc.
+@function pin_proc
+@tparam[opt="/proc"] string path
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "pin_proc PATH: strerror (ENAME)"
+@treturn[2] int errno
+*/
 /* pin_proc([path="/proc"]) - resolve later /proc look-ups through path */
 static int lmns_proc_pin(lua_State *L)
 {
@@ -60,6 +80,10 @@ static int lmns_proc_pin(lua_State *L)
 	return 1;
 }
 
+/***
+Close the pinned /proc fd; look-ups use the path /proc again.
+@function unpin_proc
+*/
 static int lmns_proc_unpin(lua_State *L)
 {
 	lmns_proc_unpin_fd(L);

@@ -19,6 +19,25 @@
 
 #include "lmns.h"
 
+/***
+@module mountns.core
+*/
+
+/***
+Processes: the primitives of isolate and scenarios
+@section process
+*/
+
+/***
+Fork. The child is killed (SIGKILL) when its parent dies; C stdio
+buffers are flushed first so the child does not repeat pending output.
+@function fork
+@treturn[1] int the child's PID in the parent, 0 in the child
+@return[2] nil
+@treturn[2] string "fork: strerror (ENAME)"
+@treturn[2] int errno
+@see fork(2)
+*/
 /*
  * fork() - C stdio buffers (Lua's io.stdout among them) are flushed first so
  * the child does not print the parent's pending output a second time. The
@@ -41,7 +60,16 @@ static int lmns_process_fork(lua_State *L)
 	return 1;
 }
 
-/* pipe() -> rfd, wfd (both O_CLOEXEC) */
+/***
+A pipe, both ends close-on-exec.
+@function pipe
+@treturn[1] int the read end
+@treturn[1] int the write end
+@return[2] nil
+@treturn[2] string "pipe: strerror (ENAME)"
+@treturn[2] int errno
+@see pipe(2)
+*/
 static int lmns_process_pipe(lua_State *L)
 {
 	int fds[2];
@@ -53,6 +81,15 @@ static int lmns_process_pipe(lua_State *L)
 	return 2;
 }
 
+/***
+Close an fd from `pipe`.
+@function close_fd
+@tparam int fd
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "close: strerror (ENAME)"
+@treturn[2] int errno
+*/
 static int lmns_process_close(lua_State *L)
 {
 	int fd = (int)luaL_checkinteger(L, 1);
@@ -63,6 +100,16 @@ static int lmns_process_close(lua_State *L)
 	return 1;
 }
 
+/***
+Write all of a string to an fd.
+@function write_fd
+@tparam int fd
+@tparam string data
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "write: strerror (ENAME)"
+@treturn[2] int errno
+*/
 static int lmns_process_write(lua_State *L)
 {
 	int fd = (int)luaL_checkinteger(L, 1);
@@ -90,6 +137,16 @@ static double lmns_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/***
+Read an fd until end of file.
+@function read_all
+@tparam int fd
+@tparam[opt] number timeout seconds; absent or negative: no limit
+@treturn[1] string the data
+@return[2] nil
+@treturn[2] string "timeout"
+@treturn[2] string the data read so far
+*/
 /*
  * read_all(fd, [timeout_s]) -> data | nil, "timeout", data_so_far
  * Reads until EOF; a negative or absent timeout waits for ever.
@@ -147,6 +204,15 @@ static int lmns_process_read_all(lua_State *L)
 	return 1;
 }
 
+/***
+Read exactly n bytes from an fd.
+@function read_exact
+@tparam int fd
+@tparam int n
+@treturn[1] string n bytes
+@return[2] nil
+@treturn[2] string "eof": the writer closed first
+*/
 /*
  * read_exact(fd, n) -> n bytes | nil, "eof" (the peer closed first)
  * For framed messages between a scenario and its helper processes.
@@ -185,6 +251,17 @@ static int lmns_process_read_exact(lua_State *L)
 	return 1;
 }
 
+/***
+Wait for a child to end.
+@function waitpid
+@tparam int pid
+@treturn[1] string "exited"
+@treturn[1] int the exit status
+@treturn[2] string "killed"
+@treturn[2] string the signal's name, e.g. "SIGKILL"
+@treturn[2] int the signal number
+@see waitpid(2)
+*/
 /*
  * waitpid(pid) -> "exited", status | "killed", "SIGNAME", signo
  * Retries on EINTR so a signal to the parent cannot lose a child.
@@ -218,6 +295,17 @@ static const int signums[] = {
 	SIGKILL, SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGSTOP, SIGCONT
 };
 
+/***
+Send a signal to a process.
+@function kill
+@tparam int pid a positive PID
+@tparam[opt="KILL"] string sig `KILL TERM INT HUP USR1 USR2 STOP CONT`
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "kill: strerror (ENAME)"
+@treturn[2] int errno
+@see kill(2)
+*/
 /* kill(pid, [sig="KILL"]) - only ever called with PIDs mountns started */
 static int lmns_process_kill(lua_State *L)
 {
@@ -232,6 +320,13 @@ static int lmns_process_kill(lua_State *L)
 	return 1;
 }
 
+/***
+End the process at once (after flushing C stdio), without the atexit
+handlers and Lua finalizers a forked child must not run twice.
+@function _exit
+@tparam[opt=0] int code the exit status
+@see _exit(2)
+*/
 /* _exit(code) - leave a forked child without running the parent's atexit */
 static int lmns_process_exit(lua_State *L)
 {
@@ -242,12 +337,23 @@ static int lmns_process_exit(lua_State *L)
 	return 0;
 }
 
+/***
+The PID of the calling process.
+@function getpid
+@treturn int
+*/
 static int lmns_process_getpid(lua_State *L)
 {
 	lua_pushinteger(L, getpid());
 	return 1;
 }
 
+/***
+The real and effective user IDs.
+@function getuid
+@treturn int uid
+@treturn int euid
+*/
 static int lmns_process_getuid(lua_State *L)
 {
 	lua_pushinteger(L, getuid());
@@ -255,6 +361,11 @@ static int lmns_process_getuid(lua_State *L)
 	return 2;
 }
 
+/***
+Seconds on the monotonic clock, for timing.
+@function clock
+@treturn number
+*/
 static int lmns_process_clock(lua_State *L)
 {
 	lua_pushnumber(L, lmns_now());

@@ -121,6 +121,10 @@ end
 -- stay in the caller's), enters `parent` (a core mount-namespace handle),
 -- and unshares a new user namespace (caller mapped to root) with a new
 -- mount namespace. Returns the agent object, or nil and the error.
+-- @param parent core handle of the mount namespace to start from
+-- @param userns core handle of the user namespace to join, or nil
+-- @tparam string propagation what the new namespace's mounts become
+-- (as `unshare`'s `propagation`)
 -- @param serial the scenario's number for the new namespace
 function M.start(parent, userns, propagation, serial)
   local req_r, req_w = assert(core.pipe())

@@ -80,6 +80,8 @@ M.KUBERNETES = K8S
 -- Bidirectional); the container gets it bind-mounted at /data.
 -- @param host the host namespace
 -- @tparam string mode "None", "HostToContainer" or "Bidirectional"
+-- @tparam[opt] table opts `user = true`: the container in its own user
+-- namespace; `label` (default "container")
 -- @treturn table `{host=, container=, host_volume="/var/lib/kubelet/vol",
 -- container_volume="/data", propagation=<bind mode>}`
 function M.kubernetes(host, mode, opts)
