@@ -318,8 +318,9 @@ static void lmns_check_where(lua_State *L, int arg, lmns_where *w)
 		w->dfd = m->fd;
 		w->path = "";
 		w->empty = 1;
+		/* the name stays on the stack above the arguments: replacing
+		 * the userdata could let the collector close its fd */
 		w->name = lua_pushfstring(L, "[%s]", m->what);
-		lua_replace(L, arg);	/* keep the string referenced */
 		return;
 	}
 	if (lua_type(L, arg) != LUA_TSTRING)
@@ -374,6 +375,7 @@ static int lmns_newapi_open_tree(lua_State *L)
 	lmns_mountfd *m;
 	int fd;
 
+	lua_settop(L, 2);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &w);
 	lmns_check_keys(L, 2, known);
 	if (lmns_optbool(L, 2, "clone", 0))
@@ -412,6 +414,7 @@ static int lmns_newapi_move_mount(lua_State *L)
 	unsigned int flags = 0;
 	const char *op = "move_mount";
 
+	lua_settop(L, 3);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &from);
 	lmns_check_where(L, 2, &to);
 	lmns_check_keys(L, 3, known);
@@ -571,6 +574,7 @@ static int lmns_newapi_mount_setattr(lua_State *L)
 	lmns_where w;
 	unsigned int flags = 0;
 
+	lua_settop(L, 2);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &w);
 	luaL_checktype(L, 2, LUA_TTABLE);
 	lmns_check_keys(L, 2, known);
@@ -644,7 +648,9 @@ static int lmns_fsconfig(int fsfd, const char *key, const char *value)
 
 /*
  * Apply one config entry (key at -2, value at -1) to fsfd. Returns 0, or the
- * count of lmns_fail's results. A bad key or value type raises.
+ * count of lmns_fail's results. A bad key or value type raises: fsmount
+ * makes a first pass with fsfd -1 that only checks, so that raise comes
+ * before any fd exists.
  */
 static int lmns_fsconfig_entry(lua_State *L, int fsfd, const char *fstype)
 {
@@ -669,8 +675,8 @@ static int lmns_fsconfig_entry(lua_State *L, int fsfd, const char *fstype)
 			"config '%s' must be a string, number or true, got %s",
 			key, luaL_typename(L, -1)));
 	}
-	if (lmns_fsconfig(fsfd, key, value) == 0)
-		return 0;
+	if (fsfd < 0 || lmns_fsconfig(fsfd, key, value) == 0)
+		return 0;	/* fsfd -1: the checking pass */
 	{
 		int err = errno;
 
@@ -763,6 +769,7 @@ static int lmns_newapi_fsmount(lua_State *L)
 	if (!lua_isnoneornil(L, 2))
 		luaL_checktype(L, 2, LUA_TTABLE);
 	attrs = lmns_check_fsattrs(L, 3);
+	lmns_fsconfig_all(L, 2, -1, fstype);	/* misuse raises here */
 	/* the fs context is a handle too, so a raised error closes it */
 	fs = lmns_mountfd_new(L, "fsopen", fstype);
 	fs->fd = (int)syscall(__NR_fsopen, fstype, FSOPEN_CLOEXEC);

@@ -728,8 +728,7 @@ static int lmns_check_mount_id(lua_State *L, int arg, uint64_t *id,
 			return luaL_argerror(L, arg, lua_pushfstring(L,
 				"unique mount ID, record, path or mount fd "
 				"expected, got %s", luaL_typename(L, arg)));
-		*name = lmns_push_name(L, arg);
-		lua_replace(L, arg);
+		*name = lmns_push_name(L, arg);	/* stays on the stack */
 		rc = lmns_mount_id_of(fd, "", AT_EMPTY_PATH, &uid, &unique);
 		break;
 	}

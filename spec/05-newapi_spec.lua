@@ -404,7 +404,8 @@ describe("new mount API", function()
   end)
 
   describe("bad arguments to the new API", function()
-    it("raise, naming the option", function()
+    it("raise, naming the option, and leave no fd open", function()
+      local before = helper.fd_count()
       assert.has_error(function() mountns.open_tree(42) end)
       assert.has_error(function() mountns.open_tree("/", { bogus = true }) end,
         "bad argument #2 to 'open_tree' (unknown option 'bogus')")
@@ -421,14 +422,18 @@ describe("new mount API", function()
       end)
       assert.has_error(function() mountns.mount_setattr("/", { ro = "yes" }) end,
         "bad argument #2 to 'mount_setattr' (attribute 'ro' must be a boolean, got string)")
-      assert.has_error(function() mountns.mount_setattr("/", { idmap = mountns.namespace() }) end,
+      local mnt = assert(mountns.namespace())
+      assert.has_error(function() mountns.mount_setattr("/", { idmap = mnt }) end,
         "bad argument #2 to 'mount_setattr' (option 'idmap': user namespace handle "
         .. "expected, got a mnt namespace)")
+      mnt:close()
       assert.has_error(function() mountns.mount_setattr("/", { colour = true }) end)
       assert.has_error(function() mountns.fsmount("tmpfs", { size = {} }) end)
       assert.has_error(function() mountns.fsmount("tmpfs", { [{}] = "x" }) end)
       assert.has_error(function() mountns.fsmount("tmpfs", {}, "ro,bogus") end,
         "bad argument #3 to 'fsmount' (unknown flag 'bogus')")
+      assert.has_error(function() mountns.fsmount("tmpfs", { "ro", 42 }) end)
+      assert.are.equal(before, helper.fd_count())
     end)
   end)
 
@@ -449,6 +454,10 @@ describe("new mount API", function()
           assert(mountns.listmount { ns = outer })
           assert(mountns.mount_setattr("/tmp", { nosuid = i % 2 == 0 }))
           assert(mountns.move_mount("/no/such", base) == nil)
+          if i % 100 == 0 then   -- a temporary fd, referenced only by the call
+            assert(mountns.move_mount(assert(mountns.fsmount("tmpfs", {})), base .. "/a"))
+            assert(mountns.statmount(assert(mountns.open_tree(base .. "/a"))))
+          end
         end
         local m = assert(mountns.fsmount("tmpfs", {}))
         assert(mountns.move_mount(m, base .. "/a"))
