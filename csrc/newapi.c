@@ -182,6 +182,19 @@ struct lmns_statx {
 
 #define MOUNTFD_MT "mountns.mountfd"
 
+/***
+@module mountns.core
+*/
+
+/***
+The new mount API: open_tree(2), move_mount(2), fsopen(2)/fsconfig(2)/
+fsmount(2), mount_setattr(2). Each call returns `nil, "op ...: strerror
+(ENAME)", errno` on an OS failure (`ENOSYS` on a kernel without it: see
+`features`) and raises on misuse.
+@section newapi
+*/
+
+
 typedef struct lmns_mountfd {
 	int fd;			/* -1 once closed */
 	char what[80];		/* how it was made, for messages */
@@ -359,11 +372,20 @@ static void lmns_check_keys(lua_State *L, int arg, const char *const known[])
 
 /* ---- open_tree, move_mount -------------------------------------------- */
 
-/*
- * open_tree(path, {clone, recursive, nofollow, no_automount}) -> mountfd
- * path may be a mount fd (AT_EMPTY_PATH), to clone a detached tree.
- * @see open_tree(2)
- */
+/***
+Open a mount, or a detached copy of it, as a mount fd.
+@function open_tree
+@tparam string|mountfd path a path, or a mount fd (to copy a detached tree)
+@tparam[opt] table opts booleans `clone` (a detached copy), `recursive`
+(with `clone`: the submounts too), `nofollow`, `no_automount`, `empty_path`
+@treturn[1] mountfd
+@return[2] nil
+@treturn[2] string "open_tree PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see open_tree(2)
+@usage local t = assert(mountns.open_tree("/X", { clone = true, recursive = true }))
+assert(mountns.move_mount(t, "/Y"))
+*/
 static int lmns_newapi_open_tree(lua_State *L)
 {
 	static const char *const known[] = {
@@ -399,12 +421,23 @@ static int lmns_newapi_open_tree(lua_State *L)
 	return 1;
 }
 
-/*
- * move_mount(from, to, {set_group, beneath, nofollow}) -> true
- * from and to are paths or mount fds. Symlinks are followed (as mount(8)
- * does) unless nofollow.
- * @see move_mount(2)
- */
+/***
+Move or attach a mount, or copy a peer group. Symlinks are followed (as
+mount(8) does) unless `nofollow`.
+@function move_mount
+@tparam string|mountfd from
+@tparam string|mountfd to
+@tparam[opt] table opts `set_group = true`: make `to` a peer of `from`
+instead of moving (same superblock, `to` private; Linux 5.15);
+`beneath = true`: mount under the top mount at `to` (Linux 6.5);
+`nofollow = true`
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "move_mount FROM TO: strerror (ENAME)" (a mount fd shows
+as "[fsmount tmpfs]")
+@treturn[2] int errno
+@see move_mount(2)
+*/
 static int lmns_newapi_move_mount(lua_State *L)
 {
 	static const char *const known[] = {
@@ -555,14 +588,25 @@ static void lmns_check_attrs(lua_State *L, int arg, struct lmns_mount_attr *a,
 	lua_pop(L, 1);
 }
 
-/*
- * mount_setattr(path_or_fd, {recursive, propagation, ro, nosuid, nodev,
- *               noexec, noatime|relatime|strictatime, nodiratime,
- *               nosymfollow, idmap, nofollow}) -> true
- * An on/off attribute set to true is set, false is cleared, absent is left
- * alone. idmap is a user namespace handle (mountns.namespace(pid, "user")).
- * @see mount_setattr(2)
- */
+/***
+Change the attributes and propagation of a mount, or of a tree.
+`ro nosuid nodev noexec nodiratime nosymfollow`: `true` sets, `false`
+clears, absent leaves alone; one atime mode of `noatime`, `relatime`,
+`strictatime` (`noatime = false` goes back to relatime).
+@function mount_setattr
+@tparam string|mountfd target
+@tparam table attrs the attributes above, and `recursive`, `propagation`
+(`"shared" "private" "slave" "unbindable"`), `idmap` (a user namespace
+handle, `mountns.namespace(pid, "user")`: for a detached mount from
+`open_tree{clone = true}`), `nofollow`
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "mount_setattr TARGET: strerror (ENAME)"
+@treturn[2] int errno
+@see mount_setattr(2)
+@usage assert(mountns.mount_setattr("/X", { ro = true, propagation = "shared",
+  recursive = true }))
+*/
 static int lmns_newapi_mount_setattr(lua_State *L)
 {
 	static const char *const known[] = {
@@ -753,12 +797,25 @@ static unsigned int lmns_check_fsattrs(lua_State *L, int arg)
 	return (unsigned int)a.attr_set;
 }
 
-/*
- * fsmount(fstype, config, attrs) -> detached mountfd
- * config: {key = "value" | true, ...} or an array of flag names and
- * {key, value} pairs (applied in order, before the other keys).
- * @see fsopen(2), fsconfig(2), fsmount(2)
- */
+/***
+Create a filesystem and a detached mount of it: fsopen, one fsconfig per
+option, create, fsmount.
+@function fsmount
+@tparam string fstype
+@tparam[opt] table config fsconfig keys: `{size = "1m", source = "x",
+ro = true}` (a string or number is a value, `true` a flag, `false` skips);
+array entries (flag names or `{key, value}` pairs) go first, in order
+@param[opt] attrs mount attributes, as a flag list (`"ro,nosuid"`) or a
+table of booleans (`{ro = true}`)
+@treturn[1] mountfd detached, for `move_mount`
+@return[2] nil
+@treturn[2] string "fsconfig FSTYPE KEY=VALUE (the kernel's message):
+strerror (ENAME)", "fsopen FSTYPE: ...", "fsmount FSTYPE: ..."
+@treturn[2] int errno
+@see fsopen(2), fsconfig(2), fsmount(2)
+@usage local m = assert(mountns.fsmount("tmpfs", { size = "1m" }, "nodev"))
+assert(mountns.move_mount(m, "/mnt")); m:close()
+*/
 static int lmns_newapi_fsmount(lua_State *L)
 {
 	const char *fstype = luaL_checkstring(L, 1);
@@ -798,6 +855,26 @@ static int lmns_newapi_fsmount(lua_State *L)
 	lmns_mountfd_close_fd(fs);
 	return 1;
 }
+
+/***
+A mount fd (from `open_tree` or `fsmount`): a detached tree stays out of
+every mount table until `move_mount` attaches it, and is torn down when
+its last fd closes. Handles of the same mount are equal (`==`);
+`tostring` gives `"mountfd 5 [fsmount tmpfs]"`; it works with `<close>`
+on Lua 5.4; methods other than `close` raise on a closed handle.
+@type mountfd
+*/
+
+/***
+Close the fd; closing twice is harmless.
+@function mountfd:close
+*/
+
+/***
+The fd number.
+@function mountfd:fileno
+@treturn int
+*/
 
 void lmns_newapi_open(lua_State *L)
 {

@@ -257,12 +257,25 @@ static void lmns_features_probe(void)
 	errno = saved;
 }
 
-/*
- * features() -> {open_tree = bool, move_mount, fsmount, mount_setattr,
- *   idmap, set_group, beneath, listmount, statmount, mntns_id, listmount_ns,
- *   statx_unique_id, statmount_complete, statmount_mask = int}
- * Probed once per process with calls that cannot change anything.
- */
+/***
+@module mountns.core
+*/
+
+/***
+listmount(2) and statmount(2): the mount table without mountinfo text.
+@section statmount
+*/
+
+/***
+Which modern paths this kernel offers, probed once per process with calls
+that cannot change anything.
+@function features
+@treturn table booleans `open_tree`, `move_mount`, `fsmount`,
+`mount_setattr`, `idmap`, `set_group`, `beneath`, `listmount`,
+`statmount`, `mntns_id` (NS_GET_MNTNS_ID), `listmount_ns` (another
+namespace by ID), `statx_unique_id`, `statmount_complete` (every field of
+a mountinfo record; Linux 6.13+), and `statmount_mask` (an integer)
+*/
 static int lmns_statmount_features(lua_State *L)
 {
 	if (!feat.done)
@@ -602,14 +615,20 @@ static void lmns_check_opts(lua_State *L, int arg, const char *const known[])
 	}
 }
 
-/*
- * listmount([opts]) -> array of unique mount IDs, or of records with
- * opts.stat. opts: ns (a mount namespace handle: list it without setns),
- * mnt_id (list below this unique ID; default the root), reverse,
- * stat, propagate_from (with stat: also compute propagate_from, which costs
- * as much as mountinfo does in namespaces with large peer groups).
- * @see listmount(2), statmount(2)
- */
+/***
+The mounts of a namespace, as unique mount IDs or as records.
+@function listmount
+@tparam[opt] table opts `ns` (a mount namespace handle: list it without
+setns), `mnt_id` (list below this unique ID; default the root), `reverse`,
+`stat = true` (records, in the shape of `mountinfo`'s plus `unique_id` and
+`parent_unique_id`), `propagate_from = true` (with `stat`: compute it too,
+which costs as much as mountinfo in namespaces with large peer groups)
+@treturn[1] table array of integers, or of records
+@return[2] nil
+@treturn[2] string "listmount [NS]: strerror (ENAME)"
+@treturn[2] int errno
+@see listmount(2), statmount(2)
+*/
 static int lmns_statmount_listmount(lua_State *L)
 {
 	static const char *const known[] = {
@@ -740,12 +759,18 @@ static int lmns_check_mount_id(lua_State *L, int arg, uint64_t *id,
 	return rc;
 }
 
-/*
- * statmount(m, [opts]) -> record
- * m: a unique mount ID, a record with unique_id, a path (the mount it is
- * on, found with statx) or a mount fd. opts: ns, propagate_from.
- * @see statmount(2)
- */
+/***
+One mount as a record, without reading the table.
+@function statmount
+@param m a unique mount ID, a record with `unique_id`, a path (the mount
+it is on, found with statx) or a mount fd
+@tparam[opt] table opts `ns` (a mount namespace handle), `propagate_from`
+@treturn[1] table the record
+@return[2] nil
+@treturn[2] string "statmount M: strerror (ENAME)"
+@treturn[2] int errno
+@see statmount(2)
+*/
 static int lmns_statmount_statmount(lua_State *L)
 {
 	static const char *const known[] = { "ns", "propagate_from", NULL };
@@ -777,7 +802,15 @@ static int lmns_statmount_statmount(lua_State *L)
 	return 1;
 }
 
-/* mntns_id(handle) -> the 64-bit mount-namespace ID (NS_GET_MNTNS_ID) */
+/***
+The 64-bit ID of a mount namespace (the NS_GET_MNTNS_ID ioctl, Linux 6.11).
+@function mntns_id
+@tparam namespace ns a mount namespace handle
+@treturn[1] int
+@return[2] nil
+@treturn[2] string "mntns_id mnt:[INO]: strerror (ENAME)"
+@treturn[2] int errno
+*/
 static int lmns_statmount_mntns_id(lua_State *L)
 {
 	int fd;
