@@ -6,6 +6,7 @@
  * is Lua code in lua/mountns/isolate.lua.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -366,6 +367,33 @@ Seconds on the monotonic clock, for timing.
 @function clock
 @treturn number
 */
+/*
+ * open_fds() - the number of open fds of this process, counted in
+ * /proc/self/fd without forking (a child listing it races with the parent's
+ * own pipe fds). The directory's own fd is not counted.
+ */
+static int lmns_process_open_fds(lua_State *L)
+{
+	int dfd = lmns_proc_open(L, "self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+	lua_Integer n = 0;
+
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		int err = errno;
+
+		if (dfd >= 0)
+			close(dfd);
+		return lmns_fail(L, err, "open_fds", "/proc/self/fd", NULL);
+	}
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	lua_pushinteger(L, n - 1);
+	return 1;
+}
+
 static int lmns_process_clock(lua_State *L)
 {
 	lua_pushnumber(L, lmns_now());
@@ -387,6 +415,7 @@ void lmns_process_open(lua_State *L)
 		{ "getpid", lmns_process_getpid },
 		{ "getuid", lmns_process_getuid },
 		{ "clock", lmns_process_clock },
+		{ "open_fds", lmns_process_open_fds },
 		{ NULL, NULL }
 	};
 

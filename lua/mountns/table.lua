@@ -95,38 +95,56 @@ function methods:slaves(group)
   return out
 end
 
--- The tree as rows {prefix .. target, record}: roots are records whose
--- parent is not in the table. One pass to index children: linear.
-local function tree_rows(self)
-  local kids, ids = {}, {}
-  for _, m in ipairs(self) do ids[m.id] = true end
-  local roots = {}
-  for _, m in ipairs(self) do
-    if ids[m.parent_id] and m.parent_id ~= m.id then
-      local k = kids[m.parent_id]
-      if not k then k = {}; kids[m.parent_id] = k end
+-- Children of each mount and the roots (mounts whose parent is not in the
+-- table), in mountinfo order. One pass: linear.
+local function index_children(self)
+  local kids, ids, roots = {}, {}, {}
+  for i = 1, #self do ids[self[i].id] = true end
+  for i = 1, #self do
+    local m = self[i]
+    local p = m.parent_id
+    if ids[p] and p ~= m.id then
+      local k = kids[p]
+      if not k then k = {}; kids[p] = k end
       k[#k + 1] = m
     else
       roots[#roots + 1] = m
     end
   end
-  local rows = {}
-  -- iterative depth-first walk: deep trees cannot overflow the C stack
-  local stack = {}
-  for i = #roots, 1, -1 do stack[#stack + 1] = { roots[i], "", "" } end
-  while #stack > 0 do
-    local top = table.remove(stack)
-    local m, lead, indent = top[1], top[2], top[3]
-    rows[#rows + 1] = { lead .. m.target, m }
+  return kids, roots
+end
+
+-- Walk the tree depth first, calling visit(m, lead, depth) per mount, where
+-- lead is the findmnt-like prefix ("│ └─"). An explicit stack: deep trees
+-- cannot overflow the C stack.
+local function walk(self, visit)
+  local kids, roots = index_children(self)
+  local sm, sl, si, sd, n = {}, {}, {}, {}, 0
+  for i = #roots, 1, -1 do
+    n = n + 1; sm[n], sl[n], si[n], sd[n] = roots[i], "", "", 0
+  end
+  while n > 0 do
+    local m, lead, indent, depth = sm[n], sl[n], si[n], sd[n]
+    n = n - 1
+    visit(m, lead, depth)
     local k = kids[m.id]
     if k then
-      for i = #k, 1, -1 do
-        local last = i == #k
-        stack[#stack + 1] = { k[i], indent .. (last and "└─" or "├─"),
-                              indent .. (last and "  " or "│ ") }
+      local last = #k
+      n = n + 1
+      sm[n], sl[n], si[n], sd[n] = k[last], indent .. "└─", indent .. "  ", depth + 1
+      for i = last - 1, 1, -1 do
+        n = n + 1
+        sm[n], sl[n], si[n], sd[n] = k[i], indent .. "├─", indent .. "│ ", depth + 1
       end
     end
   end
+end
+M.walk = walk
+
+--- The tree as rows {prefix .. target, record}, in tree order.
+local function tree_rows(self)
+  local rows = {}
+  walk(self, function(m, lead) rows[#rows + 1] = { lead .. m.target, m } end)
   return rows
 end
 M.tree_rows = tree_rows
@@ -137,29 +155,42 @@ local function width(s)
   return n
 end
 
-local function pad(s, w)
-  return s .. string.rep(" ", w - width(s))
-end
-
 --- A findmnt-like tree: TARGET SOURCE FSTYPE ID PARENT PROPAGATION GROUP MASTER.
+-- Linear in the number of mounts: the tree prefix of a mount at depth d is
+-- 2*d columns wide, so no string is measured twice.
 function mt:__tostring()
-  local rows = tree_rows(self)
-  local w = { width("TARGET"), #"SOURCE", #"FSTYPE" }
-  for _, r in ipairs(rows) do
-    local tw = width(r[1])
-    if tw > w[1] then w[1] = tw end
-    if #r[2].source > w[2] then w[2] = #r[2].source end
-    if #r[2].fstype > w[3] then w[3] = #r[2].fstype end
-  end
-  local out = { pad("TARGET", w[1]) .. " " .. pad("SOURCE", w[2]) .. " "
-    .. pad("FSTYPE", w[3]) .. "     ID PARENT PROPAGATION  GROUP MASTER" }
-  for _, r in ipairs(rows) do
-    local m = r[2]
-    out[#out + 1] = string.format("%s %s %s %6d %6d %-12s %6s %6s",
-      pad(r[1], w[1]), pad(m.source, w[2]), pad(m.fstype, w[3]), m.id,
+  local leads, recs, depths, n = {}, {}, {}, 0
+  local w1, w2, w3 = 6, 6, 6 -- TARGET, SOURCE, FSTYPE
+  walk(self, function(m, lead, depth)
+    n = n + 1
+    leads[n], recs[n], depths[n] = lead, m, depth
+    local tw = 2 * depth + #m.target
+    if tw > w1 then w1 = tw end
+    if #m.source > w2 then w2 = #m.source end
+    if #m.fstype > w3 then w3 = #m.fstype end
+  end)
+  local rep, fmt = string.rep, string.format
+  local out = { fmt("%-" .. w1 .. "s %-" .. w2 .. "s %-" .. w3 .. "s"
+    .. "     ID PARENT PROPAGATION  GROUP MASTER", "TARGET", "SOURCE", "FSTYPE") }
+  local tail = " %-" .. w2 .. "s %-" .. w3 .. "s %6d %6d %-12s %6s %6s"
+  local rows = {} -- one format per depth: the target column is padded to w1
+  for i = 1, n do
+    local m, d = recs[i], depths[i]
+    local t = m.target
+    local row = rows[d]
+    if not row then
+      row = "\n%s%-" .. (w1 - 2 * d) .. "s" .. tail
+      rows[d] = row
+    end
+    -- a target with multibyte characters is rare: only then measure it
+    if t:find("[\128-\255]") then
+      t = t .. rep(" ", math.max(0, w1 - 2 * d - width(t)) - math.max(0, w1 - 2 * d - #t))
+    end
+    out[i + 1] = fmt(row, leads[i], t, m.source, m.fstype, m.id,
       m.parent_id, m.propagation, m.shared or "", m.master or "")
   end
-  return table.concat(out, "\n") .. "\n"
+  out[n + 2] = "\n"
+  return table.concat(out)
 end
 
 return M
