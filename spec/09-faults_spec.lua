@@ -149,6 +149,22 @@ describe("security", function()
     assert.is_true(gone)
   end)
 
+  it("open_tree with nofollow (AT_SYMLINK_NOFOLLOW) takes the link, not its target", function()
+    local followed, link = scenario(function(ns)
+      ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
+      ns:symlink("/X", "/L")
+      return ns:run(function()
+        local a = assert(mountns.open_tree("/L"))
+        local b = assert(mountns.open_tree("/L", { nofollow = true }))
+        local ra, rb = assert(mountns.statmount(a)), assert(mountns.statmount(b))
+        a:close(); b:close()
+        return ra.source, rb.target
+      end)
+    end)
+    assert.are.equal("x", followed)   -- through the link: the mount on /X
+    assert.are.equal("/", link)       -- the link itself lives on the root mount
+  end)
+
   it("the nosymfollow mount option stops path walks at symlinks", function()
     local plain, blocked = scenario(function(ns)
       ns:mkdir("/data"); ns:mkdir("/S"); ns:mkdir("/N")
