@@ -363,9 +363,12 @@ static int lmns_process_getuid(lua_State *L)
 }
 
 /***
-Seconds on the monotonic clock, for timing.
-@function clock
-@treturn number
+The number of open fds of this process, to catch fd leaks.
+@function open_fds
+@treturn[1] int
+@return[2] nil
+@treturn[2] string "open_fds /proc/self/fd: strerror (ENAME)"
+@treturn[2] int errno
 */
 /*
  * open_fds() - the number of open fds of this process, counted in
@@ -394,6 +397,11 @@ static int lmns_process_open_fds(lua_State *L)
 	return 1;
 }
 
+/***
+Seconds on the monotonic clock, for timing.
+@function clock
+@treturn number
+*/
 static int lmns_process_clock(lua_State *L)
 {
 	lua_pushnumber(L, lmns_now());
