@@ -44,6 +44,7 @@ int luaopen_mountns_core(lua_State *L)
 {
 	lua_newtable(L);
 	lmns_errors_open(L);
+	lmns_flags_open(L);
 	lmns_proc_open_lib(L);
 	lmns_ns_open(L);
 	lmns_mount_open(L);
@@ -51,6 +52,7 @@ int luaopen_mountns_core(lua_State *L)
 	lmns_process_open(L);
 	lmns_newapi_open(L);
 	lmns_statmount_open(L);
+	lmns_watch_open(L);
 	lua_pushliteral(L, "0.1.0");
 	lua_setfield(L, -2, "version");
 	return 1;

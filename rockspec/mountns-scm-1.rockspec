@@ -32,7 +32,7 @@ build = {
       sources = {
         "csrc/core.c", "csrc/errors.c", "csrc/flags.c", "csrc/mount.c",
         "csrc/mountinfo.c", "csrc/ns.c", "csrc/proc.c", "csrc/process.c",
-        "csrc/newapi.c", "csrc/statmount.c",
+        "csrc/newapi.c", "csrc/statmount.c", "csrc/watch.c",
       },
       incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
       libdirs = { "$(LIBMOUNT_LIBDIR)" },
@@ -50,6 +50,7 @@ build = {
     ["mountns.dot"] = "lua/mountns/dot.lua",
     ["mountns.agent"] = "lua/mountns/agent.lua",
     ["mountns.recipes"] = "lua/mountns/recipes.lua",
+    ["mountns.watch"] = "lua/mountns/watch.lua",
   },
   install = {
     bin = { mountns = "bin/mountns" },

@@ -197,4 +197,22 @@ function M.fails(ename, fn, ...)
   return msg
 end
 
+--- expect.propagates(event_fn, {ns, path [, kind]}, ...): running event_fn
+-- produces exactly these mount events (kind "attach" by default, or
+-- "detach", "change") in the namespaces named, and no other event there.
+-- `{ns}` alone watches a namespace that must see nothing; a table without
+-- [1] holds options (`fallback = true`: poll and diff instead of fanotify).
+-- On mismatch: expected, received, missing and unexpected events, then the
+-- tables. Returns the received events. See mountns.watch.
+function checks.propagates(event_fn, ...)
+  local ok, diag = require("mountns.watch").check_propagates(event_fn, ...)
+  return ok, diag
+end
+
+function M.propagates(event_fn, ...)
+  local ok, diag, received = require("mountns.watch").check_propagates(event_fn, ...)
+  if not ok then error(diag(), 2) end
+  return received
+end
+
 return M

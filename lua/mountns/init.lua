@@ -44,6 +44,8 @@ M.normalize = format.normalize
 M.format = format.format
 M.golden = format.golden
 M.dot = require("mountns.dot").dot
+--- Live mount events: installs `ns:watch(opts)` on scenario namespaces.
+M.watch = require("mountns.watch").watch
 
 --- The fastest complete mount table: listmount+statmount, else mountinfo.
 -- @see mountns.mounts

@@ -1,0 +1,523 @@
+/*
+ * watch.c - live mount events: fanotify mount marks (Linux 6.15+) and the
+ * POLLPRI signal of a mountinfo file (every kernel).
+ *
+ * fanotify reports FAN_MNT_ATTACH and FAN_MNT_DETACH for each mount that
+ * enters or leaves one mount namespace, propagated copies included, with
+ * the mount's 64-bit unique ID and nothing else: the Lua side keeps the
+ * records to describe a detach. It says nothing of remounts or propagation
+ * changes. Those only bump the namespace's event counter, which a poll()
+ * on an open mountinfo file sees as POLLPRI|POLLERR; on older kernels that
+ * signal is all there is (mountns.watch re-reads and diffs the table).
+ *
+ * A mountinfo file is bound to the namespace its opener was in at open(),
+ * not to the one the process is in later: a scenario process that moves
+ * between namespaces with setns keeps watching the right one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lmns.h"
+
+/* include/uapi/linux/fanotify.h, Linux 6.15: mount events */
+#ifndef FAN_MNT_ATTACH
+#define FAN_MNT_ATTACH 0x01000000
+#endif
+#ifndef FAN_MNT_DETACH
+#define FAN_MNT_DETACH 0x02000000
+#endif
+#ifndef FAN_REPORT_MNT		/* fanotify_init: events carry a mount ID */
+#define FAN_REPORT_MNT 0x00004000
+#endif
+#ifndef FAN_MARK_MNTNS		/* fanotify_mark: the object is an nsfs fd */
+#define FAN_MARK_MNTNS 0x00000110
+#endif
+#ifndef FAN_EVENT_INFO_TYPE_MNT
+#define FAN_EVENT_INFO_TYPE_MNT 7
+#endif
+#ifndef FAN_Q_OVERFLOW		/* include/uapi/linux/fanotify.h, 2.6.37 */
+#define FAN_Q_OVERFLOW 0x00004000
+#endif
+
+/* include/uapi/linux/fanotify.h: struct fanotify_event_info_mnt, under
+ * our own name so a libc header that has it does not clash */
+struct lmns_fan_info_mnt {
+	uint8_t info_type;
+	uint8_t pad;
+	uint16_t len;
+	uint64_t mnt_id;
+};
+
+#define WATCH_MT "mountns.watch"
+#define POLLER_MT "mountns.poller"
+
+typedef struct lmns_watch {
+	int fd;			/* the fanotify group, -1 once closed */
+	unsigned long long ino;	/* the watched namespace, for __tostring */
+} lmns_watch;
+
+typedef struct lmns_poller {
+	int fd;			/* an open mountinfo file, -1 once closed */
+	long pid;		/* whose mountinfo it is, 0: the opener's */
+} lmns_poller;
+
+static double lmns_watch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A timeout in seconds (nil or negative: for ever) as poll's milliseconds,
+ * rounded up so a short wait is not a busy zero. */
+static int lmns_watch_ms(double left)
+{
+	if (left < 0)
+		return -1;
+	if (left > 2e6)
+		return 2000000000;
+	return (int)(left * 1000 + 0.999);
+}
+
+/* poll() that resumes after a signal with what is left of the timeout */
+static int lmns_watch_poll(struct pollfd *pfd, nfds_t n, double timeout)
+{
+	double deadline = lmns_watch_now() + timeout;
+	int rc;
+
+	for (;;) {
+		double left = timeout < 0 ? -1 : deadline - lmns_watch_now();
+
+		rc = poll(pfd, n, timeout < 0 ? -1 :
+			  lmns_watch_ms(left > 0 ? left : 0));
+		if (rc >= 0 || errno != EINTR)
+			return rc;
+	}
+}
+
+static double lmns_watch_opttimeout(lua_State *L, int arg)
+{
+	return lua_isnoneornil(L, arg) ? -1 : luaL_checknumber(L, arg);
+}
+
+/* ---- fanotify mount watch ---------------------------------------------- */
+
+static lmns_watch *lmns_watch_check(lua_State *L, int i)
+{
+	return luaL_checkudata(L, i, WATCH_MT);
+}
+
+static lmns_watch *lmns_watch_checkopen(lua_State *L, int i)
+{
+	lmns_watch *w = lmns_watch_check(L, i);
+
+	if (w->fd < 0)
+		luaL_error(L, "attempt to use a closed watch");
+	return w;
+}
+
+/*
+ * fanotify_mounts(ns) - a watch on the mounts attached to and detached from
+ * a mount namespace (a handle from mountns.namespace()). Needs
+ * CAP_SYS_ADMIN over the namespace's user namespace.
+ * @treturn[1] userdata the watch: read, fileno, close
+ * @return[2] nil
+ * @treturn[2] string "fanotify_init FAN_REPORT_MNT: Invalid argument
+ * (EINVAL)" on kernels before 6.15 (EINVAL or ENOSYS: use the fallback)
+ * @treturn[2] integer errno
+ * @see fanotify_init(2), fanotify_mark(2)
+ */
+static int lmns_watch_fanotify(lua_State *L)
+{
+	struct stat st;
+	lmns_watch *w;
+	int nsfd, fd, err;
+
+	if (!luaL_testudata(L, 1, "mountns.namespace"))
+		return luaL_argerror(L, 1, lua_pushfstring(L,
+			"mount namespace handle expected, got %s",
+			luaL_typename(L, 1)));
+	nsfd = lmns_ns_checkfd(L, 1, 1, "ns", "mnt");
+	/* the handle exists, closed, before the group does: no leak */
+	w = lua_newuserdata(L, sizeof *w);
+	w->fd = -1;
+	w->ino = fstat(nsfd, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+	luaL_getmetatable(L, WATCH_MT);
+	lua_setmetatable(L, -2);
+	fd = fanotify_init(FAN_REPORT_MNT | FAN_CLOEXEC | FAN_NONBLOCK,
+			   O_RDONLY);
+	if (fd < 0)
+		return lmns_fail(L, errno, "fanotify_init", "FAN_REPORT_MNT",
+				 NULL);
+	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MNTNS,
+			  FAN_MNT_ATTACH | FAN_MNT_DETACH, nsfd, NULL) != 0) {
+		char name[48];
+
+		err = errno;
+		close(fd);
+		snprintf(name, sizeof name, "mnt:[%llu]", w->ino);
+		return lmns_fail(L, err, "fanotify_mark", name, NULL);
+	}
+	w->fd = fd;
+	return 1;
+}
+
+/* Push one event {kind =, unique_id =} onto the list at the stack top. */
+static void lmns_watch_push_event(lua_State *L, const char *kind,
+				  const uint64_t *id)
+{
+	lua_createtable(L, 0, 2);
+	lua_pushstring(L, kind);
+	lua_setfield(L, -2, "kind");
+	if (id) {
+		lmns_pushid(L, *id);
+		lua_setfield(L, -2, "unique_id");
+	}
+	lua_rawseti(L, -2, (int)lua_rawlen(L, -2) + 1);
+}
+
+/* Add the events of one read() buffer to the list at the stack top. */
+static void lmns_watch_parse(lua_State *L, const char *buf, size_t len)
+{
+	while (len >= sizeof(struct fanotify_event_metadata)) {
+		struct fanotify_event_metadata md;
+		size_t off;
+		uint64_t id = 0;
+		int have_id = 0;
+
+		memcpy(&md, buf, sizeof md);
+		if (md.event_len < sizeof md || md.event_len > len)
+			break;	/* cannot happen with a whole read */
+		for (off = md.metadata_len; off + 4 <= md.event_len;) {
+			struct lmns_fan_info_mnt info;
+
+			memset(&info, 0, sizeof info);
+			memcpy(&info, buf + off, md.event_len - off <
+			       sizeof info ? md.event_len - off : sizeof info);
+			if (info.len < 4)
+				break;
+			if (info.info_type == FAN_EVENT_INFO_TYPE_MNT &&
+			    info.len >= sizeof info) {
+				id = info.mnt_id;
+				have_id = 1;
+			}
+			off += info.len;
+		}
+		if (md.mask & FAN_Q_OVERFLOW)
+			lmns_watch_push_event(L, "overflow", NULL);
+		else if ((md.mask & FAN_MNT_ATTACH) &&
+			 (md.mask & FAN_MNT_DETACH))
+			lmns_watch_push_event(L, "move", have_id ? &id : NULL);
+		else if (md.mask & FAN_MNT_ATTACH)
+			lmns_watch_push_event(L, "attach", have_id ? &id : NULL);
+		else if (md.mask & FAN_MNT_DETACH)
+			lmns_watch_push_event(L, "detach", have_id ? &id : NULL);
+		buf += md.event_len;
+		len -= md.event_len;
+	}
+}
+
+/*
+ * watch:read([timeout_s]) - the events queued, after waiting up to
+ * timeout_s (nil: for ever; 0: do not wait) for the first one.
+ * @treturn[1] table list of {kind = "attach"|"detach"|"move"|"overflow",
+ * unique_id = N} in the kernel's order; empty on timeout. "move" is one
+ * mount moved inside the namespace; "overflow" means events were lost.
+ * @return[2] nil, message, errno
+ */
+static int lmns_watch_read(lua_State *L)
+{
+	lmns_watch *w = lmns_watch_checkopen(L, 1);
+	double timeout = lmns_watch_opttimeout(L, 2);
+	struct pollfd pfd;
+	union {
+		struct fanotify_event_metadata md;	/* for alignment */
+		char b[8192];
+	} buf;
+
+	pfd.fd = w->fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	if (lmns_watch_poll(&pfd, 1, timeout) < 0)
+		return lmns_fail(L, errno, "poll", "fanotify", NULL);
+	lua_newtable(L);
+	for (;;) {
+		ssize_t n = read(w->fd, buf.b, sizeof buf.b);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;	/* drained: the group is non-blocking */
+		if (n < 0) {
+			int err = errno;
+
+			if (lua_rawlen(L, -1) > 0)
+				break;	/* keep what was read */
+			return lmns_fail(L, err, "read", "fanotify", NULL);
+		}
+		if (n == 0)
+			break;
+		lmns_watch_parse(L, buf.b, (size_t)n);
+	}
+	return 1;
+}
+
+static int lmns_watch_fileno(lua_State *L)
+{
+	lua_pushinteger(L, lmns_watch_checkopen(L, 1)->fd);
+	return 1;
+}
+
+/* close(), __gc and __close: idempotent */
+static int lmns_watch_close(lua_State *L)
+{
+	lmns_watch *w = lmns_watch_check(L, 1);
+
+	if (w->fd >= 0) {
+		int fd = w->fd;
+
+		w->fd = -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static int lmns_watch_tostring(lua_State *L)
+{
+	lmns_watch *w = lmns_watch_check(L, 1);
+	char buf[80];
+
+	snprintf(buf, sizeof buf, "fanotify watch of mnt:[%llu]%s", w->ino,
+		 w->fd < 0 ? " (closed)" : "");
+	lua_pushstring(L, buf);
+	return 1;
+}
+
+/* ---- mountinfo poller --------------------------------------------------- */
+
+static lmns_poller *lmns_poller_check(lua_State *L, int i)
+{
+	return luaL_checkudata(L, i, POLLER_MT);
+}
+
+static lmns_poller *lmns_poller_checkopen(lua_State *L, int i)
+{
+	lmns_poller *p = lmns_poller_check(L, i);
+
+	if (p->fd < 0)
+		luaL_error(L, "attempt to use a closed poller");
+	return p;
+}
+
+/*
+ * mountinfo_poller([pid]) - open /proc/PID/mountinfo (default: the
+ * caller's, in the namespace the caller is in now) to wait for changes of
+ * that namespace: mounts, unmounts, remounts, propagation changes. The
+ * open file keeps the namespace alive, as an nsfs handle does.
+ * @treturn[1] userdata the poller: wait, fileno, close
+ * @return[2] nil, "mountinfo_poller /proc/PID/mountinfo: ...", errno
+ */
+static int lmns_poller_open(lua_State *L)
+{
+	char path[64];
+	lmns_poller *p;
+	long pid = 0;
+
+	if (!lua_isnoneornil(L, 1)) {
+		pid = (long)luaL_checkinteger(L, 1);
+		luaL_argcheck(L, pid > 0, 1, "PID must be positive");
+		snprintf(path, sizeof path, "%ld/mountinfo", pid);
+	} else {
+		snprintf(path, sizeof path, "self/mountinfo");
+	}
+	p = lua_newuserdata(L, sizeof *p);
+	p->fd = -1;
+	p->pid = pid;
+	luaL_getmetatable(L, POLLER_MT);
+	lua_setmetatable(L, -2);
+	p->fd = lmns_proc_open(L, path, O_RDONLY | O_CLOEXEC);
+	if (p->fd < 0) {
+		int err = errno;
+
+		lua_pushfstring(L, "/proc/%s", path);
+		return lmns_fail(L, err, "mountinfo_poller",
+				 lua_tostring(L, -1), NULL);
+	}
+	return 1;
+}
+
+/* Whether the pollfd of a poller saw the namespace change. */
+static int lmns_poller_changed(const struct pollfd *pfd)
+{
+	return (pfd->revents & (POLLPRI | POLLERR)) != 0;
+}
+
+/*
+ * poller:wait([timeout_s]) - wait until the namespace changes.
+ * Each change is reported once: the kernel compares the namespace's event
+ * counter with the one the file saw at its last poll.
+ * @treturn[1] boolean true: changed since the last wait (or the open);
+ * false: timeout
+ * @return[2] nil, message, errno
+ */
+static int lmns_poller_wait(lua_State *L)
+{
+	lmns_poller *p = lmns_poller_checkopen(L, 1);
+	double timeout = lmns_watch_opttimeout(L, 2);
+	struct pollfd pfd;
+	int rc;
+
+	pfd.fd = p->fd;
+	pfd.events = POLLPRI;
+	pfd.revents = 0;
+	rc = lmns_watch_poll(&pfd, 1, timeout);
+	if (rc < 0)
+		return lmns_fail(L, errno, "poll", "mountinfo", NULL);
+	lua_pushboolean(L, rc > 0 && lmns_poller_changed(&pfd));
+	return 1;
+}
+
+static int lmns_poller_fileno(lua_State *L)
+{
+	lua_pushinteger(L, lmns_poller_checkopen(L, 1)->fd);
+	return 1;
+}
+
+static int lmns_poller_close(lua_State *L)
+{
+	lmns_poller *p = lmns_poller_check(L, 1);
+
+	if (p->fd >= 0) {
+		int fd = p->fd;
+
+		p->fd = -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static int lmns_poller_tostring(lua_State *L)
+{
+	lmns_poller *p = lmns_poller_check(L, 1);
+	char buf[80];
+
+	if (p->pid)
+		snprintf(buf, sizeof buf, "mountinfo poller of PID %ld%s",
+			 p->pid, p->fd < 0 ? " (closed)" : "");
+	else
+		snprintf(buf, sizeof buf, "mountinfo poller%s",
+			 p->fd < 0 ? " (closed)" : "");
+	lua_pushstring(L, buf);
+	return 1;
+}
+
+/* ---- waiting on several ------------------------------------------------- */
+
+/*
+ * wait_any(timeout_s, obj, ...) - wait until one of the watches or pollers
+ * has something, or timeout_s passes (nil: for ever).
+ * @treturn[1] boolean ... one per object: true if it is ready. A poller
+ * that is reported ready has been consumed: its next wait() waits for the
+ * next change.
+ * @return[2] nil, message, errno
+ */
+static int lmns_watch_wait_any(lua_State *L)
+{
+	double timeout = lmns_watch_opttimeout(L, 1);
+	int n = lua_gettop(L) - 1, i;
+	struct pollfd *pfd;
+
+	luaL_argcheck(L, n >= 1, 2, "a watch or poller expected");
+	pfd = lua_newuserdata(L, (size_t)n * sizeof *pfd);
+	for (i = 0; i < n; i++) {
+		lmns_watch *w = luaL_testudata(L, i + 2, WATCH_MT);
+
+		if (w) {
+			pfd[i].fd = lmns_watch_checkopen(L, i + 2)->fd;
+			pfd[i].events = POLLIN;
+		} else if (luaL_testudata(L, i + 2, POLLER_MT)) {
+			pfd[i].fd = lmns_poller_checkopen(L, i + 2)->fd;
+			pfd[i].events = POLLPRI;
+		} else {
+			return luaL_argerror(L, i + 2, lua_pushfstring(L,
+				"watch or poller expected, got %s",
+				luaL_typename(L, i + 2)));
+		}
+		pfd[i].revents = 0;
+	}
+	if (lmns_watch_poll(pfd, (nfds_t)n, timeout) < 0)
+		return lmns_fail(L, errno, "poll", NULL, NULL);
+	luaL_checkstack(L, n, "too many objects");
+	for (i = 0; i < n; i++)
+		lua_pushboolean(L, pfd[i].events == POLLIN ?
+				(pfd[i].revents & (POLLIN | POLLERR)) != 0 :
+				lmns_poller_changed(&pfd[i]));
+	return n;
+}
+
+static void lmns_watch_newclass(lua_State *L, const char *name,
+				const luaL_Reg *methods, const luaL_Reg *meta)
+{
+	luaL_newmetatable(L, name);
+	luaL_setfuncs(L, meta, 0);
+	lua_newtable(L);	/* not luaL_newlib: methods is a pointer */
+	luaL_setfuncs(L, methods, 0);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+}
+
+static int lmns_watch_eq(lua_State *L)
+{
+	lua_pushboolean(L, lua_touserdata(L, 1) == lua_touserdata(L, 2));
+	return 1;
+}
+
+void lmns_watch_open(lua_State *L)
+{
+	static const luaL_Reg watch_methods[] = {
+		{ "read", lmns_watch_read },
+		{ "fileno", lmns_watch_fileno },
+		{ "close", lmns_watch_close },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg watch_meta[] = {
+		{ "__gc", lmns_watch_close },
+		{ "__close", lmns_watch_close },
+		{ "__tostring", lmns_watch_tostring },
+		{ "__eq", lmns_watch_eq },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg poller_methods[] = {
+		{ "wait", lmns_poller_wait },
+		{ "fileno", lmns_poller_fileno },
+		{ "close", lmns_poller_close },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg poller_meta[] = {
+		{ "__gc", lmns_poller_close },
+		{ "__close", lmns_poller_close },
+		{ "__tostring", lmns_poller_tostring },
+		{ "__eq", lmns_watch_eq },
+		{ NULL, NULL }
+	};
+	static const luaL_Reg funcs[] = {
+		{ "fanotify_mounts", lmns_watch_fanotify },
+		{ "mountinfo_poller", lmns_poller_open },
+		{ "wait_any", lmns_watch_wait_any },
+		{ NULL, NULL }
+	};
+
+	lmns_watch_newclass(L, WATCH_MT, watch_methods, watch_meta);
+	lmns_watch_newclass(L, POLLER_MT, poller_methods, poller_meta);
+	luaL_setfuncs(L, funcs, 0);
+}

@@ -1,0 +1,548 @@
+--- watch: live mount events of one mount namespace.
+--
+-- `ns:watch(opts)` (scenario namespaces) and `watch.open(target, opts)`
+-- yield events `{kind = "attach"|"detach"|"change", mount = record, ns = ns}`
+-- as the kernel makes them, propagated copies included.
+--
+-- Two sources, one shape:
+--
+-- * fanotify mount marks (Linux 6.15+): `FAN_MNT_ATTACH` / `FAN_MNT_DETACH`
+--   per mount, with its 64-bit unique ID only. The watch keeps the records
+--   (a table read at start, then `statmount` of each attached ID) so that a
+--   detach can say which mount left. A move inside the namespace is one
+--   "change" event (field `target`).
+-- * `poll()` with `POLLPRI` on a mountinfo file of the namespace, then a
+--   re-read of the mount table and `mountns.diff` against the records. On
+--   the fanotify path this only finds "change" (remounts); on older kernels
+--   (or with `opts.fallback = true`) it is the whole watch.
+--
+-- Propagation changes (make-shared, make-slave, ...) do not signal the
+-- mountinfo file (checked on Linux 6.18), and an fs-wide remount signals
+-- only the namespace it was made in. So the table is also re-read every
+-- `opts.interval` seconds and before a timeout ends the watch: a change
+-- made by the caller before it asks for events is always reported.
+--
+-- The mountinfo file is opened while the scenario process is inside the
+-- namespace: the kernel binds the file to the namespace its opener was in,
+-- so the watch stays on that namespace while the process moves on.
+-- @module mountns.watch
+
+local core = require "mountns.core"
+local mtable = require "mountns.table"
+local mdiff = require "mountns.diff"
+
+local M = {}
+
+--- The namespace method `ns:watch(opts)` is installed on this class.
+local Namespace = require("mountns.scenario").Namespace
+
+--- The watch object: `next`, `events`, `close`, and fields `path`
+-- ("fanotify" or "poll"), `reason` (why fanotify was not used, or nil).
+-- @type Watch
+local Watch = {}
+Watch.__index = Watch
+M.Watch = Watch
+
+-- errnos after which fanotify mount events are taken as absent: an old
+-- kernel (no FAN_REPORT_MNT: EINVAL; no fanotify: ENOSYS), or no
+-- CAP_SYS_ADMIN where fanotify needs it (EPERM)
+local FALLBACK_ERRNOS = {}
+for _, e in ipairs { "ENOSYS", "EINVAL", "EPERM", "EOPNOTSUPP" } do
+  if core.errno[e] then FALLBACK_ERRNOS[core.errno[e]] = true end
+end
+
+--- Default seconds between re-reads of the mount table when nothing
+-- signals (propagation changes signal nothing).
+M.INTERVAL = 1
+
+-- What mountns.diff compares, plus the mount point (a move keeps the
+-- unique ID).
+local FIELDS = { "target" }
+for _, f in ipairs(mdiff.FIELDS) do FIELDS[#FIELDS + 1] = f end
+
+-- The key of a record, as mountns.diff matches them.
+local function key(m)
+  if m.unique_id then return "u" .. tostring(m.unique_id) end
+  return string.format("%d %s %s %d:%d", m.id, m.target, m.root, m.major, m.minor)
+end
+
+local function changed_fields(a, b)
+  local fields = {}
+  for _, f in ipairs(FIELDS) do
+    if a[f] ~= b[f] then fields[#fields + 1] = f end
+  end
+  return fields
+end
+
+local function is_scenario_ns(v)
+  return getmetatable(v) == Namespace
+end
+
+-- ---- opening ----------------------------------------------------------------
+
+-- Resolve what to watch: a scenario namespace, a PID, or nil (the caller's
+-- namespace). Returns the core handle, whether this module owns it, the
+-- poller, and the object events name as `ns`.
+local function resolve(target)
+  if is_scenario_ns(target) then
+    local h = target:handle()
+    -- opened inside the namespace: the file stays bound to it
+    local p = target:run(function()
+      local poller, err = core.mountinfo_poller()
+      if not poller then error(err, 0) end
+      return poller
+    end)
+    return h, false, p, target
+  end
+  if target ~= nil and type(target) ~= "number" then
+    error("bad argument #1 to 'watch' (scenario namespace, PID or nil expected, got "
+      .. type(target) .. ")", 3)
+  end
+  local h, err = core.namespace(target)
+  if not h then error(err, 3) end
+  local p
+  p, err = core.mountinfo_poller(target)
+  if not p then h:close(); error(err, 3) end
+  return h, true, p, h
+end
+
+--- Start watching.
+-- @param target a scenario namespace, a PID, or nil for the caller's
+-- namespace
+-- @tparam[opt] table opts `fallback = true`: poll and diff even where
+-- fanotify has mount events; `timeout`: default seconds `next` waits
+-- (nil: for ever); `interval`: seconds between re-reads when nothing
+-- signals (default `M.INTERVAL`)
+-- @treturn Watch
+function M.open(target, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    error("bad argument #2 to 'watch' (table expected, got " .. type(opts) .. ")", 2)
+  end
+  local h, own, poller, ns = resolve(target)
+  local w = setmetatable({ handle = h, own_handle = own, poller = poller, ns = ns,
+                           queue = {}, head = 1, records = {}, closed = false,
+                           timeout = opts.timeout,
+                           interval = opts.interval == nil and M.INTERVAL or opts.interval },
+                         Watch)
+  if opts.fallback then
+    w.reason = "fallback asked for"
+  else
+    local fan, err, errno = core.fanotify_mounts(h)
+    if fan then
+      w.fan = fan
+    elseif FALLBACK_ERRNOS[errno] then
+      w.reason = err
+    else
+      w:close()
+      error(err, 2)
+    end
+  end
+  w.path = w.fan and "fanotify" or "poll"
+  -- the records come after the marks: a mount attached in between is in
+  -- both, which costs an extra attach event, never a lost one
+  local ok, err = pcall(function()
+    for _, m in ipairs(w:read_table()) do w.records[key(m)] = m end
+  end)
+  if not ok then w:close(); error(err, 2) end
+  w.last_scan = core.clock()
+  return w
+end
+
+--- The mount table of the watched namespace: listmount + statmount where
+-- the kernel has them complete (6.13+), whose records carry the unique IDs
+-- fanotify names and that tell a moved mount from a new one; else what
+-- `ns:mounts()` / `mountns.mounts` read (mountinfo, no unique IDs: a move
+-- then shows as a detach and an attach).
+function Watch:read_table()
+  if self.listmount == nil then
+    self.listmount = core.features().statmount_complete and true or false
+  end
+  if self.listmount then
+    local t = core.listmount { stat = true, ns = self.handle }
+    if t then return mtable.new(t) end
+    self.listmount = false -- listmount of another namespace needs 6.10+
+  end
+  if is_scenario_ns(self.ns) then return self.ns:mounts() end
+  local t, err = require("mountns.mounts").mounts(self.handle)
+  if not t then error(err, 0) end
+  return t
+end
+
+local function check_open(self)
+  if self.closed then error("attempt to use a closed watch", 3) end
+end
+
+--- Stop watching; idempotent. The poller's mountinfo file keeps the
+-- namespace alive until then.
+function Watch:close()
+  if self.closed then return end
+  self.closed = true
+  if self.fan then self.fan:close() end
+  if self.poller then self.poller:close() end
+  if self.own_handle then self.handle:close() end
+end
+Watch.__close = Watch.close
+Watch.__gc = Watch.close
+
+function Watch:__tostring()
+  return string.format("watch of %s (%s)%s", tostring(self.ns), self.path,
+                       self.closed and " (closed)" or "")
+end
+
+-- ---- turning kernel signals into events ---------------------------------
+
+function Watch:push(kind, m, via, extra)
+  local ev = { kind = kind, mount = m, ns = self.ns, via = via }
+  for k, v in pairs(extra or {}) do ev[k] = v end
+  self.queue[#self.queue + 1] = ev
+end
+
+-- statmount of an attached or moved mount, or a stub when it is gone again
+function Watch:stat(uid)
+  local m = core.statmount(uid, { ns = self.handle })
+  return m or { unique_id = uid, gone = true }
+end
+
+-- fanotify events -> attach/detach/change; the records follow
+function Watch:take_fanotify(list)
+  for _, e in ipairs(list) do
+    local k = e.unique_id and ("u" .. tostring(e.unique_id))
+    if e.kind == "attach" then
+      local m = self:stat(e.unique_id)
+      if not m.gone then self.records[k] = m end
+      self:push("attach", m, "fanotify")
+    elseif e.kind == "detach" then
+      local m = self.records[k] or { unique_id = e.unique_id, gone = true }
+      self.records[k] = nil
+      self:push("detach", m, "fanotify")
+    elseif e.kind == "move" then
+      local m, old = self:stat(e.unique_id), self.records[k]
+      if not m.gone then self.records[k] = m end
+      self:push("change", m, "fanotify", { before = old,
+        fields = old and changed_fields(old, m) or { "target" } })
+    elseif e.kind == "overflow" then
+      self.overflowed = true -- lost events: the next scan diffs everything
+    end
+  end
+end
+
+function Watch:drain_fanotify()
+  local list, err = self.fan:read(0)
+  if not list then error(err, 0) end
+  self:take_fanotify(list)
+end
+
+-- Re-read the table and report the difference with the records. On the
+-- fanotify path only changes of known mounts: attach and detach come from
+-- fanotify (a mount missing here may just not have been read yet).
+function Watch:scan(via)
+  if self.fan then self:drain_fanotify() end
+  local t = self:read_table()
+  self.last_scan = core.clock()
+  local full = not self.fan or self.overflowed
+  self.overflowed = false
+  -- mountns.diff's matching (by key), with the mount point compared too:
+  -- a moved mount keeps its unique ID
+  local seen, added = {}, {}
+  for _, m in ipairs(t) do
+    local k = key(m)
+    local old = self.records[k]
+    seen[k] = true
+    if old then
+      local fields = changed_fields(old, m)
+      self.records[k] = m
+      if #fields > 0 then self:push("change", m, via, { before = old, fields = fields }) end
+    elseif full then
+      added[#added + 1] = m
+    end
+  end
+  if full then
+    for _, m in ipairs(added) do
+      self.records[key(m)] = m
+      self:push("attach", m, via)
+    end
+    local removed = {}
+    for k, m in pairs(self.records) do
+      if not seen[k] then removed[#removed + 1] = m end
+    end
+    table.sort(removed, function(a, b) return a.id < b.id end)
+    for _, m in ipairs(removed) do
+      self.records[key(m)] = nil
+      self:push("detach", m, via)
+    end
+  end
+end
+
+function Watch:pop()
+  local ev = self.queue[self.head]
+  if ev == nil then return nil end
+  self.queue[self.head] = nil
+  self.head = self.head + 1
+  if self.queue[self.head] == nil then self.queue, self.head = {}, 1 end
+  return ev
+end
+
+--- The next event, waiting up to `timeout` seconds (default: the watch's
+-- `timeout`; nil: for ever). Before it gives up it re-reads the table once,
+-- so changes that signal nothing are still reported.
+-- @treturn table|nil the event, or nil on timeout
+function Watch:next(timeout)
+  check_open(self)
+  local ev = self:pop()
+  if ev then return ev end
+  if timeout == nil then timeout = self.timeout end
+  local deadline = timeout and core.clock() + timeout
+  while true do
+    local now = core.clock()
+    local wait = self.interval and math.max(0, self.last_scan + self.interval - now)
+    local left = deadline and math.max(0, deadline - now)
+    if left and (not wait or left < wait) then wait = left end
+    local fan_ready, changed, err
+    if self.fan then
+      fan_ready, changed = core.wait_any(wait, self.fan, self.poller)
+      if fan_ready == nil then error(changed, 2) end
+    else
+      changed, err = self.poller:wait(wait)
+      if changed == nil then error(err, 2) end
+    end
+    if fan_ready then self:drain_fanotify() end
+    now = core.clock()
+    if changed then
+      self:scan("poll")
+    elseif self.interval and now >= self.last_scan + self.interval then
+      self:scan("rescan")
+    end
+    ev = self:pop()
+    if ev then return ev end
+    if deadline and now >= deadline then
+      self:scan("rescan")
+      return self:pop()
+    end
+  end
+end
+
+--- All events until none comes for `timeout` seconds (0: those already
+-- there).
+-- @treturn table list of events
+function Watch:events(timeout)
+  local out = {}
+  for ev in function() return self:next(timeout or 0) end do out[#out + 1] = ev end
+  return out
+end
+
+-- ---- the namespace method -----------------------------------------------
+
+-- The generic-for iterator: the next event, closing the watch at the end.
+local function iterate(w)
+  if w.closed then return nil end
+  local ev = w:next()
+  if ev == nil then w:close() end
+  return ev
+end
+
+--- Watch one target; the iterator and callback forms of `ns:watch`.
+-- @see Namespace:watch
+function M.watch(target, opts)
+  opts = opts or {}
+  local w = M.open(target, opts)
+  if opts.run then
+    local ok, err = pcall(opts.run)
+    if not ok then w:close(); error(err, 0) end
+  end
+  if opts.callback then
+    local n = 0
+    local ok, err = pcall(function()
+      for ev in iterate, w do
+        n = n + 1
+        if opts.callback(ev) == false then break end
+      end
+    end)
+    w:close()
+    if not ok then error(err, 0) end
+    return n
+  end
+  -- the fourth value closes the watch when a 5.4 for loop is left early
+  return iterate, w, nil, w
+end
+
+--- Mount events of this namespace.
+-- @tparam[opt] table opts `timeout` (seconds without an event after which
+-- the iteration ends; nil: never), `run` (a function called once the
+-- watch is armed: its events are seen), `callback` (called with each event
+-- instead of iterating; returning false stops; `ns:watch` then returns the
+-- number of events), `fallback = true` (poll and diff even where fanotify
+-- has mount events), `interval` (seconds between re-reads of the table when
+-- nothing signals)
+-- @return an iterator of events `{kind = "attach"|"detach"|"change", mount
+-- = record, ns = ns, via = "fanotify"|"poll"|"rescan"}` ("change" also has
+-- `before` and `fields`), the watch object (its `path` says "fanotify" or
+-- "poll"), nil, and the watch again as the closing value of a 5.4 for loop
+-- @usage for ev in sh2:watch { timeout = 0.1, run = function()
+--   sh1:mount("a", "/X/a", "tmpfs") end } do print(watch.describe(ev)) end
+function Namespace:watch(opts)
+  return M.watch(self, opts)
+end
+
+-- ---- text -----------------------------------------------------------------
+
+local function ns_name(ns)
+  local ok, s = pcall(tostring, ns)
+  return ok and s or "?"
+end
+
+--- "shared:12 master:3", "private", "unbindable" of a record.
+function M.propagation(m)
+  if m.gone then return "gone" end
+  local p = {}
+  if m.shared then p[#p + 1] = "shared:" .. tostring(m.shared) end
+  if m.master then p[#p + 1] = "master:" .. tostring(m.master) end
+  if #p == 0 then p[1] = m.propagation or "?" end
+  return table.concat(p, " ")
+end
+
+--- The path an event names: the mount point, or "unique ID N" when the
+-- mount went before it could be looked at.
+function M.path_of(ev)
+  return ev.mount.target or ("unique ID " .. tostring(ev.mount.unique_id))
+end
+
+--- One line for an event:
+-- "attach /X/a in sh2 mnt:[4026532301]: shared:12 (id 45)".
+function M.describe(ev)
+  local m = ev.mount
+  local s = string.format("%-6s %s in %s: %s", ev.kind, M.path_of(ev), ns_name(ev.ns),
+                          M.propagation(m))
+  if m.id then s = s .. " (id " .. tostring(m.id) .. ")" end
+  if ev.kind == "change" and ev.before then
+    -- what changed: "propagation shared:3 -> private", "options rw -> ro"
+    local parts, prop = {}, false
+    for _, f in ipairs(ev.fields or {}) do
+      if f == "propagation" or f == "shared" or f == "master" or f == "unbindable" then
+        prop = true
+      else
+        parts[#parts + 1] = string.format("%s %s -> %s", f, tostring(ev.before[f]),
+                                          tostring(m[f]))
+      end
+    end
+    if prop then
+      table.insert(parts, 1, "propagation " .. M.propagation(ev.before) .. " -> "
+                   .. M.propagation(m))
+    end
+    if #parts > 0 then s = s .. "; " .. table.concat(parts, "; ") end
+  end
+  return s
+end
+
+-- ---- expect.propagates ------------------------------------------------------
+
+local KINDS = { attach = true, detach = true, change = true }
+
+local function event_text(ns, path, kind)
+  return string.format("%s %s in %s", kind, path, ns_name(ns))
+end
+
+-- The arguments of expect.propagates: expected events, namespaces to watch
+-- (each once), options.
+local function parse_expected(...)
+  local expected, watched, opts = {}, {}, {}
+  for i = 1, select("#", ...) do
+    local a = select(i, ...)
+    if type(a) ~= "table" then
+      error(string.format("bad argument #%d to 'propagates' (expected {ns, path [, kind]})",
+                          i + 1), 4)
+    end
+    if a[1] == nil then
+      for k, v in pairs(a) do opts[k] = v end
+    else
+      local ns, path, kind = a[1], a[2], a[3] or "attach"
+      if not is_scenario_ns(ns) or (path ~= nil and type(path) ~= "string")
+          or not KINDS[kind] then
+        error(string.format("bad argument #%d to 'propagates' (expected {ns, path [, kind]}"
+          .. " with a scenario namespace and kind attach, detach or change)", i + 1), 4)
+      end
+      local seen = false
+      for _, o in ipairs(watched) do if rawequal(o, ns) then seen = true end end
+      if not seen then watched[#watched + 1] = ns end
+      if path then expected[#expected + 1] = { ns = ns, path = path, kind = kind } end
+    end
+  end
+  return expected, watched, opts
+end
+
+--- The check behind expect.propagates: run event_fn with a watch on every
+-- namespace named, and compare the events with the expected ones.
+-- Each argument after event_fn is `{ns, path [, kind]}` (kind "attach" by
+-- default), or `{ns}` to watch a namespace that must see no event, or an
+-- options table without [1] (`fallback = true`, `settle = seconds` to wait
+-- for late events).
+-- @return ok, a function returning the diagnostic, the received events
+function M.check_propagates(event_fn, ...)
+  if type(event_fn) ~= "function" then
+    error("bad argument #1 to 'propagates' (function expected, got "
+      .. type(event_fn) .. ")", 3)
+  end
+  local expected, watched, opts = parse_expected(...)
+  local watches = {}
+  local ok, err = pcall(function()
+    for i, ns in ipairs(watched) do
+      watches[i] = M.open(ns, { fallback = opts.fallback, interval = false })
+    end
+    event_fn()
+  end)
+  local received = {}
+  if ok then
+    ok, err = pcall(function()
+      for _, w in ipairs(watches) do
+        for _, ev in ipairs(w:events(opts.settle or 0)) do received[#received + 1] = ev end
+      end
+    end)
+  end
+  for _, w in ipairs(watches) do w:close() end
+  if not ok then error(err, 0) end
+
+  local used, missing, unexpected = {}, {}, {}
+  for _, ev in ipairs(received) do
+    local hit
+    for j, x in ipairs(expected) do
+      if not used[j] and x.ns == ev.ns and x.kind == ev.kind and x.path == ev.mount.target then
+        hit = j
+        break
+      end
+    end
+    if hit then used[hit] = true else unexpected[#unexpected + 1] = ev end
+  end
+  for j, x in ipairs(expected) do
+    if not used[j] then missing[#missing + 1] = x end
+  end
+  local pass = #missing == 0 and #unexpected == 0
+  return pass, function()
+    local lines = { "expected exactly these mount events:" }
+    for _, x in ipairs(expected) do
+      lines[#lines + 1] = "  " .. event_text(x.ns, x.path, x.kind)
+    end
+    if #expected == 0 then lines[#lines + 1] = "  (none)" end
+    lines[#lines + 1] = "received:"
+    for _, ev in ipairs(received) do lines[#lines + 1] = "  " .. M.describe(ev) end
+    if #received == 0 then lines[#lines + 1] = "  (none)" end
+    if #missing > 0 then
+      lines[#lines + 1] = "missing:"
+      for _, x in ipairs(missing) do
+        lines[#lines + 1] = "  " .. event_text(x.ns, x.path, x.kind)
+      end
+    end
+    if #unexpected > 0 then
+      lines[#lines + 1] = "unexpected:"
+      for _, ev in ipairs(unexpected) do lines[#lines + 1] = "  " .. M.describe(ev) end
+    end
+    local items = {}
+    for _, ns in ipairs(watched) do items[#items + 1] = { ns, "" } end
+    for _, x in ipairs(expected) do items[#items + 1] = { x.ns, x.path } end
+    for _, ev in ipairs(received) do
+      if ev.mount.target then items[#items + 1] = { ev.ns, ev.mount.target } end
+    end
+    return require("mountns.expect").diagnostic(table.concat(lines, "\n"), items)
+  end, received
+end
+
+return M
