@@ -22,15 +22,26 @@ function M.is(t)
   return getmetatable(t) == mt
 end
 
+-- The records for which keep(record) is true, in mountinfo order.
+local function filter(self, keep)
+  local out = {}
+  for _, m in ipairs(self) do
+    if keep(m) then out[#out + 1] = m end
+  end
+  return out
+end
+
+--- All records at a mount point, bottom first (mountinfo order).
+function methods:find_all(target)
+  return filter(self, function(m) return m.target == target end)
+end
+
 --- The topmost mount at a mount point: the one no other mount at the same
 -- target is stacked on (mount(8) shows the same one).
 -- @tparam string target
 -- @treturn table|nil the record
 function methods:find(target)
-  local at = {}
-  for _, m in ipairs(self) do
-    if m.target == target then at[#at + 1] = m end
-  end
+  local at = self:find_all(target)
   if #at <= 1 then return at[1] end
   local under = {}
   for _, m in ipairs(at) do under[m.parent_id] = true end
@@ -48,15 +59,6 @@ function methods:by_id(id)
   return nil
 end
 
---- All records at a mount point, bottom first (mountinfo order).
-function methods:find_all(target)
-  local at = {}
-  for _, m in ipairs(self) do
-    if m.target == target then at[#at + 1] = m end
-  end
-  return at
-end
-
 local function record_of(self, m)
   if type(m) == "string" then return self:find(m) end
   return m
@@ -66,33 +68,21 @@ end
 -- @param m a record, or a mount point
 function methods:peers(m)
   m = record_of(self, m)
-  local out = {}
-  if not (m and m.shared) then return out end
-  for _, o in ipairs(self) do
-    if o.shared == m.shared and o.id ~= m.id then out[#out + 1] = o end
-  end
-  return out
+  if not (m and m.shared) then return {} end
+  return filter(self, function(o) return o.shared == m.shared and o.id ~= m.id end)
 end
 
 --- The mounts whose parent is m, in mountinfo order.
 -- @param m a record, or a mount point
 function methods:children(m)
   m = record_of(self, m)
-  local out = {}
-  if not m then return out end
-  for _, o in ipairs(self) do
-    if o.parent_id == m.id and o.id ~= m.id then out[#out + 1] = o end
-  end
-  return out
+  if not m then return {} end
+  return filter(self, function(o) return o.parent_id == m.id and o.id ~= m.id end)
 end
 
 --- The mounts that are slaves of peer group `group` (master:group).
 function methods:slaves(group)
-  local out = {}
-  for _, o in ipairs(self) do
-    if o.master == group then out[#out + 1] = o end
-  end
-  return out
+  return filter(self, function(o) return o.master == group end)
 end
 
 -- Children of each mount and the roots (mounts whose parent is not in the
