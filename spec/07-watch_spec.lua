@@ -373,15 +373,17 @@ describe("watch", function()
         local lines = isolate(function(fallback)
           local base = helper.sandbox()
           assert(mountns.mkdir(base .. "/a"))
-          local p = io.popen(helper.lua_cmd() .. " " .. helper.ROOT .. "/bin/mountns show --watch"
+          -- bin/mountns by a relative path: the interpreter's own LUA_CPATH holds
+          local p = io.popen("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+            .. " bin/mountns show --watch"
             .. " --timeout 1.5 --interval 0.05" .. (fallback and " --fallback" or ""))
-          local out = { p:read("l") }
+          local out = { p:read("*l") }
           assert(mountns.mount("a", base .. "/a", "tmpfs"))
-          out[#out + 1] = p:read("l")
+          out[#out + 1] = p:read("*l")
           assert(mountns.make_shared(base .. "/a"))
-          out[#out + 1] = p:read("l")
+          out[#out + 1] = p:read("*l")
           assert(mountns.umount(base .. "/a"))
-          out[#out + 1] = p:read("l")
+          out[#out + 1] = p:read("*l")
           out.id = mountns.namespace():id()
           p:close()
           return out
