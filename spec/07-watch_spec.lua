@@ -398,6 +398,34 @@ describe("watch", function()
     end)
   end
 
+  it("works for an unprivileged user, in the user namespace of its scenario", function()
+    local out = helper.sh(helper.unpriv_cmd() .. [[ -e '
+        local m = require "mountns"
+        local e = require "mountns.expect"
+        local w = require "mountns.watch"
+        print(m.getuid(), m.scenario(function(sh1)
+          sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
+          sh1:mkdir("/X/a")
+          local sh2 = sh1:unshare { propagation = "unchanged" }
+          local priv = sh1:unshare()
+          local paths = {}
+          for _, fb in ipairs { false, true } do
+            local evs = e.propagates(function() sh1:mount("a", "/X/a", "tmpfs") end,
+              { sh1, "/X/a" }, { sh2, "/X/a" }, { priv }, { fallback = fb })
+            paths[#paths + 1] = evs[1].via
+            sh1:umount("/X/a")
+          end
+          local x = w.open(sh2)
+          paths[#paths + 1] = x.path
+          x:close()
+          return table.concat(paths, " ")
+        end))' 2>&1]])
+    -- fanotify where the kernel lets a user namespace root mark its own
+    -- mount namespaces (6.18 does), else the fallback
+    local via = has_fanotify and out:match("fanotify") and "fanotify" or "poll"
+    assert.are.equal("65534\t" .. via .. " poll " .. (via == "fanotify" and via or "poll"), out)
+  end)
+
   it("leaks no file descriptor", function()
     local r = isolate(function()
       local base = helper.sandbox()

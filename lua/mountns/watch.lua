@@ -231,6 +231,7 @@ function Watch:drain_fanotify()
   local list, err = self.fan:read(0)
   if not list then error(err, 0) end
   self:take_fanotify(list)
+  return #list
 end
 
 -- Re-read the table and report the difference with the records. On the
@@ -289,35 +290,43 @@ end
 -- @treturn table|nil the event, or nil on timeout
 function Watch:next(timeout)
   check_open(self)
-  local ev = self:pop()
-  if ev then return ev end
   if timeout == nil then timeout = self.timeout end
   local deadline = timeout and core.clock() + timeout
+  local final, waited = false, false
   while true do
+    local ev = self:pop()
+    if ev then return ev end
     local now = core.clock()
-    local wait = self.interval and math.max(0, self.last_scan + self.interval - now)
-    local left = deadline and math.max(0, deadline - now)
-    if left and (not wait or left < wait) then wait = left end
-    local fan_ready, changed, err
-    if self.fan then
-      fan_ready, changed = core.wait_any(wait, self.fan, self.poller)
-      if fan_ready == nil then error(changed, 2) end
-    else
-      changed, err = self.poller:wait(wait)
-      if changed == nil then error(err, 2) end
-    end
-    if fan_ready then self:drain_fanotify() end
-    now = core.clock()
-    if changed then
+    if self.dirty then
+      -- a signalled change is read once the fanotify events it came with
+      -- are out: they do not wait for a re-read of a large table
+      self.dirty = false
       self:scan("poll")
     elseif self.interval and now >= self.last_scan + self.interval then
       self:scan("rescan")
-    end
-    ev = self:pop()
-    if ev then return ev end
-    if deadline and now >= deadline then
+    elseif deadline and now >= deadline and waited then
+      if final then return nil end
+      final = true
       self:scan("rescan")
-      return self:pop()
+    else
+      local wait = self.interval and self.last_scan + self.interval - now
+      local left = deadline and deadline - now
+      if left and (not wait or left < wait) then wait = left end
+      if wait and wait < 0 then wait = 0 end
+      waited = true
+      local fan_ready, changed, err
+      if self.fan then
+        fan_ready, changed = core.wait_any(wait, self.fan, self.poller)
+        if fan_ready == nil then error(changed, 2) end
+      else
+        changed, err = self.poller:wait(wait)
+        if changed == nil then error(err, 2) end
+      end
+      local n = fan_ready and self:drain_fanotify() or 0
+      -- the signal that came with fanotify events is theirs: re-reading a
+      -- large table for each mount would make every event wait for it. A
+      -- remount in the same instant is found by the next periodic re-read.
+      if changed and n == 0 then self.dirty = true end
     end
   end
 end
