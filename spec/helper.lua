@@ -20,9 +20,31 @@ end
 
 --- Inside an isolated child: a fresh tmpfs on /tmp to work in, so a spec
 -- creates no file or directory on the host. Returns the base path.
+-- This tree's absolute path (CI may clone it under /tmp).
+local function tree_path()
+  local here = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".")
+  if here:sub(1, 1) == "/" then return here end
+  local p = io.popen("cd " .. here .. " && pwd")
+  local abs = p:read("*l")
+  p:close()
+  return abs
+end
+local TREE = tree_path()
+
 function helper.sandbox()
   local mountns = require "mountns"
+  -- a tree under /tmp would vanish under the new tmpfs: keep a clone of its
+  -- mount and put it back at the same path, so child processes still find it
+  local keep
+  if TREE and TREE:sub(1, 5) == "/tmp/" then
+    keep = assert(mountns.open_tree(TREE, { clone = true, recursive = true }))
+  end
   assert(mountns.mount("tmpfs", "/tmp", "tmpfs"))
+  if keep then
+    assert(mountns.mkdir(TREE, { parents = true }))
+    assert(mountns.move_mount(keep, TREE))
+    keep:close()
+  end
   assert(mountns.mkdir("/tmp/mns", { parents = true }))
   return "/tmp/mns"
 end
