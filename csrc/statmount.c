@@ -195,7 +195,7 @@ static int lmns_ns_mntns_id(int fd, uint64_t *id)
 	return ioctl(fd, NS_GET_MNTNS_ID, id);
 }
 
-static void lmns_features_probe(void)
+static void lmns_features_probe(lua_State *L)
 {
 	int saved = errno, fd;
 	uint64_t nsid = 0, ids[1];
@@ -223,7 +223,8 @@ static void lmns_features_probe(void)
 						  0, ~0U));
 	feat.statmount = lmns_has_syscall(syscall(__NR_statmount, NULL, NULL,
 						  0, ~0U));
-	fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	/* through the pinned /proc: a first call after pivot_root has no /proc */
+	fd = lmns_proc_open(L, "self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	feat.mntns_id = fd >= 0 && lmns_ns_mntns_id(fd, &nsid) == 0;
 	if (fd >= 0)
 		close(fd);
@@ -279,7 +280,7 @@ a mountinfo record; Linux 6.13+), and `statmount_mask` (an integer)
 static int lmns_statmount_features(lua_State *L)
 {
 	if (!feat.done)
-		lmns_features_probe();
+		lmns_features_probe(L);
 	lua_createtable(L, 0, 14);
 #define F(name, v) (lua_pushboolean(L, (v)), lua_setfield(L, -2, name))
 	F("open_tree", feat.open_tree);

@@ -162,6 +162,17 @@ describe("scenario", function()
       assert.truthy(r.agent_err:match("open_tree: not available in a namespace of another user"))
     end)
 
+    it("features() first asked inside a scenario still sees listmount by ns ID", function()
+      -- a fresh process: features() is probed once per process, after the
+      -- pivot_root here, when there is no /proc (the pinned one is used)
+      local out = helper.sh(helper.lua_cmd() .. [[ -e '
+        local m = require "mountns"
+        print(m.scenario(function(ns)
+          return m.features().listmount_ns, ns:mounts()[1].unique_id ~= nil
+        end))' 2>&1]])
+      assert.are.equal("true\ttrue", out)
+    end)
+
     it("run calls a function inside the namespace and comes back", function()
       local inside, back, after = scenario(function(sh1)
         local sh2 = sh1:unshare()
