@@ -2,7 +2,8 @@
 --     require "mountns.luassert"
 --     assert.mounted(ns, "/X"); assert.is_not.mounted(ns, "/Z")
 --     assert.peers({sh1, "/X"}, {sh2, "/X"}); assert.slave_of(a, b)
---     assert.propagation(ns, "/X", "shared")
+--     assert.propagation(ns, "/X", "shared"); assert.locked(ns, "/X")
+--     assert.propagates(fn, {sh1, "/X/a"}, {sh2, "/X/a"})
 -- A failure shows the same diagnostic as mountns.expect: the mount tables
 -- of the namespaces involved with the offending lines marked.
 -- @module mountns.luassert
@@ -47,5 +48,6 @@ register("propagation", expect.checks.propagation)
 register("peers", expect.checks.peers)
 register("slave_of", expect.checks.slave_of)
 register("locked", expect.checks.locked)
+register("propagates", expect.checks.propagates)
 
 return assert
