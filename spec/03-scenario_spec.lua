@@ -363,7 +363,7 @@ describe("scenario", function()
         la.propagation(sh1, "/Y", "shared")
         sh1:mkdir("/X/new")
         la.propagates(function() sh1:mount("n", "/X/new", "tmpfs") end,
-          { sh1, "/X/new" }, { sh2, "/X/new" })
+          { sh1, "/X/new" }, { sh1, "/Z/new" }, { sh2, "/X/new" }) -- /Z: a peer of /X
         local _, e1 = pcall(la.is_not.mounted, sh1, "/Z")
         local _, e2 = pcall(la.peers, { sh1, "/X" }, { sh2, "/Y" })
         return true, tostring(e1), tostring(e2)
