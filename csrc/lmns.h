@@ -71,6 +71,8 @@ void lmns_errors_open(lua_State *L);
 unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set);
 int lmns_optbool(lua_State *L, int arg, const char *field, int def);
 const char *lmns_optfield(lua_State *L, int arg, const char *field);
+void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set);
+void lmns_flags_open(lua_State *L);
 
 /* proc.c: /proc access that survives pivot_root (see lmns_proc_open) */
 int lmns_proc_open(lua_State *L, const char *relpath, int flags);

@@ -422,4 +422,6 @@ void lmns_mount_open(lua_State *L)
 	};
 
 	luaL_setfuncs(L, funcs, 0);
+	lmns_flags_register(L, "mount", mount_flags);
+	lmns_flags_register(L, "umount", umount_flags);
 }

@@ -45,23 +45,58 @@ static int lmns_is_devno(const char *s, size_t len)
 }
 
 /*
+ * An optional field: "shared:N", "master:N", "propagate_from:N" (N a peer
+ * group ID, >= 1) or "unbindable". proc(5) tells parsers to skip tags they
+ * do not know, so only a known tag with a bad ID is an error: it would
+ * otherwise become a record with a made-up peer group.
+ */
+static const char *lmns_check_optional(const char *f, size_t len)
+{
+	static const char *const tags[] = {
+		"shared:", "master:", "propagate_from:", NULL
+	};
+	size_t i, tl;
+
+	for (i = 0; tags[i]; i++) {
+		tl = strlen(tags[i]);
+		if (len < tl || memcmp(f, tags[i], tl) != 0)
+			continue;
+		if (!lmns_is_number(f + tl, len - tl) ||
+		    strspn(f + tl, "0") >= len - tl)
+			return "optional field without a peer group ID >= 1";
+		return NULL;
+	}
+	return NULL;
+}
+
+/*
  * Check one line (without its '\n'): "ID PARENT MAJ:MIN ROOT TARGET OPTS
  * [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTS". Returns NULL or a reason.
+ * The kernel escapes space, tab, newline and backslash as \ooo, so a field
+ * never holds a raw blank; libmount splits at tabs too, hence no raw tab.
+ * SOURCE alone may be empty (mount(2) with source "" gives "tmpfs  rw").
  */
 static const char *lmns_check_line(const char *line, size_t len)
 {
-	const char *p = line, *end = line + len, *f;
+	const char *p = line, *end = line + len, *f, *why;
 	size_t n = 0, sep = 0;
 
 	if (memchr(line, '\0', len))
 		return "NUL byte in line";
+	if (memchr(line, '\t', len))
+		return "raw tab in line (the kernel writes \\011)";
 	while (p < end) {
 		f = p;
 		while (p < end && *p != ' ')
 			p++;
-		if (p == f)
+		if (p == f && !(sep && n + 1 == sep + 2))
 			return "empty field (double space)";
 		n++;
+		if (n >= 7 && !sep && !(p - f == 1 && *f == '-')) {
+			why = lmns_check_optional(f, (size_t)(p - f));
+			if (why)
+				return why;
+		}
 		if (n == 1 && !lmns_is_number(f, (size_t)(p - f)))
 			return "mount ID is not a number";
 		if (n == 2 && !lmns_is_number(f, (size_t)(p - f)))
@@ -84,6 +119,17 @@ static const char *lmns_check_line(const char *line, size_t len)
 	return NULL;
 }
 
+/*
+ * The line at p up to nl, as libmount reads it: without a final '\r' (so
+ * CRLF text parses; libmount drops that byte anyway). Length 0: no record.
+ */
+static size_t lmns_line_len(const char *p, const char *nl)
+{
+	size_t n = (size_t)(nl - p);
+
+	return n && p[n - 1] == '\r' ? n - 1 : n;
+}
+
 /* Check every line; returns the number of records or -(bad line number). */
 static long lmns_check_text(const char *text, size_t len, const char **why)
 {
@@ -95,8 +141,8 @@ static long lmns_check_text(const char *text, size_t len, const char **why)
 		if (!nl)
 			nl = end;
 		lineno++;
-		if (nl > p) {	/* an empty line, as at EOF, is no record */
-			*why = lmns_check_line(p, (size_t)(nl - p));
+		if (lmns_line_len(p, nl)) {	/* an empty line is no record */
+			*why = lmns_check_line(p, lmns_line_len(p, nl));
 			if (*why)
 				return -lineno;
 			records++;
@@ -143,8 +189,9 @@ static void lmns_set_propagation(lua_State *L, const char *opt)
 			master = strtol(p + 7, NULL, 10);
 		else if (!strncmp(p, "propagate_from:", 15))
 			from = strtol(p + 15, NULL, 10);
-		else if (!strncmp(p, "unbindable", 10))
-			unbindable = 1;
+		else if (!strncmp(p, "unbindable", 10) &&
+			 (p[10] == ' ' || p[10] == '\0'))
+			unbindable = 1;	/* the whole word: "unbindablex" is unknown */
 		while (*p && *p != ' ')
 			p++;
 	}
@@ -170,10 +217,56 @@ static void lmns_set_propagation(lua_State *L, const char *opt)
 	lua_setfield(L, -2, "propagation");
 }
 
-static void lmns_push_record(lua_State *L, struct libmnt_fs *fs)
+/*
+ * Set key to a field of the text with its \ooo escapes decoded, as
+ * libmount's unmangle decodes them (three octal digits, one byte).
+ */
+static void lmns_set_unescaped(lua_State *L, const char *key, const char *s,
+			       size_t len)
+{
+	const char *end = s + len;
+	luaL_Buffer b;
+
+	luaL_buffinit(L, &b);
+	while (s < end) {
+		if (*s == '\\' && end - s >= 4 && s[1] >= '0' && s[1] <= '7' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			luaL_addchar(&b, (char)(((s[1] - '0') << 6) |
+						((s[2] - '0') << 3) |
+						(s[3] - '0')));
+			s += 4;
+		} else {
+			luaL_addchar(&b, *s++);
+		}
+	}
+	luaL_pushresult(&b);
+	lua_setfield(L, -2, key);
+}
+
+/*
+ * One record from libmount's entry and its (validated) line. SOURCE and
+ * TARGET come from the line itself: libmount rewrites a "/dev/root" source
+ * into a device of the host that parses the text, and newer versions cut
+ * " (deleted)" off a target; mountns reports what the kernel wrote.
+ */
+static void lmns_push_record(lua_State *L, struct libmnt_fs *fs,
+			     const char *line, size_t len)
 {
 	dev_t dev = mnt_fs_get_devno(fs);
-	const char *source = mnt_fs_get_source(fs);
+	const char *t, *te, *s, *se;
+	int i;
+
+	/* TARGET is field 5; SOURCE is between the last two spaces */
+	for (t = line, i = 0; i < 4; i++)
+		t = (const char *)memchr(t, ' ', len - (size_t)(t - line)) + 1;
+	te = memchr(t, ' ', len - (size_t)(t - line));
+	se = line + len - 1;
+	while (*se != ' ')
+		se--;
+	s = se - 1;
+	while (*s != ' ')
+		s--;
+	s++;
 
 	lua_createtable(L, 0, 16);
 	lmns_set_int(L, "id", mnt_fs_get_id(fs));
@@ -181,10 +274,10 @@ static void lmns_push_record(lua_State *L, struct libmnt_fs *fs)
 	lmns_set_int(L, "major", major(dev));
 	lmns_set_int(L, "minor", minor(dev));
 	lmns_set_str(L, "root", mnt_fs_get_root(fs));
-	lmns_set_str(L, "target", mnt_fs_get_target(fs));
+	lmns_set_unescaped(L, "target", t, (size_t)(te - t));
 	lmns_set_str(L, "options", mnt_fs_get_vfs_options(fs));
 	lmns_set_str(L, "fstype", mnt_fs_get_fstype(fs));
-	lmns_set_str(L, "source", source ? source : "none");
+	lmns_set_unescaped(L, "source", s, (size_t)(se - s));
 	lmns_set_str(L, "super_options", mnt_fs_get_fs_options(fs));
 	lmns_set_propagation(L, mnt_fs_get_optional_fields(fs));
 }
@@ -209,6 +302,7 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 {
 	const char *why = NULL;
 	long n = lmns_check_text(text, len, &why), bad = 0, i = 0;
+	const char *line = text, *nl;
 	struct libmnt_table *tb;
 	struct libmnt_iter *itr;
 	struct libmnt_fs *fs;
@@ -242,8 +336,19 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 	if (rc == 0 && bad == 0 && mnt_table_get_nents(tb) == (int)n) {
 		/* no Lua error can be raised below except out-of-memory */
 		while (mnt_table_next_fs(tb, itr, &fs) == 0) {
-			lmns_push_record(L, fs);
+			/* entry i is the i-th non-empty line (all were checked) */
+			for (;;) {
+				nl = memchr(line, '\n',
+					    (size_t)(text + len - line));
+				if (!nl)
+					nl = text + len;
+				if (lmns_line_len(line, nl))
+					break;
+				line = nl + 1;
+			}
+			lmns_push_record(L, fs, line, lmns_line_len(line, nl));
 			lua_rawseti(L, -2, (int)++i);
+			line = nl < text + len ? nl + 1 : nl;
 		}
 	}
 	mnt_free_iter(itr);

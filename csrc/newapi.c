@@ -904,4 +904,5 @@ void lmns_newapi_open(lua_State *L)
 	lua_setfield(L, -2, "__index");
 	lua_pop(L, 1);
 	luaL_setfuncs(L, funcs, 0);
+	lmns_flags_register(L, "mount_attr", attr_flags);
 }

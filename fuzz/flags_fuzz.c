@@ -1,0 +1,176 @@
+/*
+ * flags_fuzz.c - libFuzzer harness for the flag parser (lmns_checkflags),
+ * reached through mountns._parse_flags(kind, flags): no system call.
+ *
+ * Input: byte 0 picks the kind (bits 0-1: mount, umount, mount_attr, an
+ * unknown kind) and whether (bit 2) the flags go in as one comma string or
+ * as an array (the rest split at
+ * '\n'; a lone "#" element becomes a number, a wrong type). The contract:
+ * misuse raises "bad argument ...", success is an integer mask, and a
+ * list's mask is the OR of its names' masks, each parsed alone; a list
+ * with a name that fails alone must fail too.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+int luaopen_mountns_core(lua_State *L);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static lua_State *lmns_fuzz_L;
+static const char *const lmns_fuzz_kinds[] = {
+	"mount", "umount", "mount_attr", "nosuch"
+};
+
+static void lmns_fuzz_fail(const char *what)
+{
+	fprintf(stderr, "flags_fuzz: %s\n", what);
+	abort();
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	lua_State *L = luaL_newstate();
+
+	(void)argc;
+	(void)argv;
+	if (!L)
+		abort();
+	luaL_openlibs(L);
+	luaL_requiref(L, "mountns.core", luaopen_mountns_core, 0);
+	lua_getfield(L, -1, "_parse_flags");
+	lua_setfield(L, LUA_REGISTRYINDEX, "fuzz.parse");
+	lua_settop(L, 0);
+	lmns_fuzz_L = L;
+	return 0;
+}
+
+/*
+ * _parse_flags(kind, value at index v): 1 and the mask in *mask on success,
+ * 0 on a raised error (which must be a "bad argument" message).
+ */
+static int lmns_fuzz_parse(lua_State *L, const char *kind, int v,
+			   lua_Integer *mask)
+{
+	int ok;
+
+	lua_getfield(L, LUA_REGISTRYINDEX, "fuzz.parse");
+	lua_pushstring(L, kind);
+	lua_pushvalue(L, v);
+	ok = lua_pcall(L, 2, 1, 0) == 0;
+	if (ok) {
+		if (!lua_isinteger(L, -1))
+			lmns_fuzz_fail("success without an integer mask");
+		*mask = lua_tointeger(L, -1);
+	} else if (!lua_isstring(L, -1) ||
+		   !strstr(lua_tostring(L, -1), "bad argument")) {
+		lmns_fuzz_fail("an error that is not an argument error");
+	}
+	lua_pop(L, 1);
+	return ok;
+}
+
+/* Push the pieces of s split at sep as an array; "#" becomes a number. */
+static void lmns_fuzz_split(lua_State *L, const char *s, size_t len, char sep,
+			    int numbers)
+{
+	const char *end = s + len, *e;
+	int i = 0;
+
+	lua_newtable(L);
+	for (;;) {
+		e = memchr(s, sep, (size_t)(end - s));
+		if (!e)
+			e = end;
+		if (numbers && e - s == 1 && *s == '#')
+			lua_pushinteger(L, 7);
+		else
+			lua_pushlstring(L, s, (size_t)(e - s));
+		lua_rawseti(L, -2, ++i);
+		if (e == end)
+			return;
+		s = e + 1;
+	}
+}
+
+/*
+ * The oracle for one element (a comma list): parse each non-empty name
+ * alone and OR the masks. Returns 0 as soon as one name fails.
+ */
+static int lmns_fuzz_names(lua_State *L, const char *kind, const char *s,
+			   size_t len, lua_Integer *or)
+{
+	lua_Integer part;
+	size_t j, m;
+	int ok = 1;
+
+	lmns_fuzz_split(L, s, len, ',', 0);
+	m = (size_t)lua_rawlen(L, -1);
+	for (j = 1; j <= m && ok; j++) {
+		lua_rawgeti(L, -1, (int)j);
+		if (lua_rawlen(L, -1) > 0) {
+			ok = lmns_fuzz_parse(L, kind, lua_gettop(L), &part);
+			if (ok)
+				*or |= part;
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return ok;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	lua_State *L = lmns_fuzz_L;
+	const char *kind, *s = (const char *)data + 1, *e;
+	size_t len, i, n;
+	lua_Integer whole = 0, or = 0;
+	int ok, expect = 1, known;
+
+	if (size < 1)
+		return 0;
+	kind = lmns_fuzz_kinds[data[0] % 4];
+	known = data[0] % 4 != 3;
+	lua_settop(L, 0);
+	if (data[0] & 4)
+		lmns_fuzz_split(L, s, size - 1, '\n', 1);
+	else
+		lua_pushlstring(L, s, size - 1);
+	ok = lmns_fuzz_parse(L, kind, 1, &whole);
+	if (!known) {
+		if (ok)
+			lmns_fuzz_fail("an unknown flag set parsed");
+		lua_settop(L, 0);
+		return 0;
+	}
+	if (lua_istable(L, 1)) {
+		n = (size_t)lua_rawlen(L, 1);
+		for (i = 1; i <= n && expect; i++) {
+			lua_rawgeti(L, 1, (int)i);
+			if (lua_type(L, -1) != LUA_TSTRING) {
+				expect = 0;	/* a number element is misuse */
+			} else {
+				e = lua_tolstring(L, -1, &len);
+				expect = lmns_fuzz_names(L, kind, e, len, &or);
+			}
+			lua_pop(L, 1);
+		}
+	} else {
+		e = lua_tolstring(L, 1, &len);
+		expect = lmns_fuzz_names(L, kind, e, len, &or);
+	}
+	if (ok != expect)
+		lmns_fuzz_fail(ok ? "a list passed with a bad name in it"
+				  : "a list failed though each name passes");
+	if (ok && whole != or)
+		lmns_fuzz_fail("a list's mask is not the OR of its names");
+	lua_settop(L, 0);
+	return 0;
+}

@@ -1,0 +1,113 @@
+/*
+ * mountinfo_fuzz.c - libFuzzer harness for mountns.parse_mountinfo.
+ *
+ * The module's C files are linked in statically (luaopen_mountns_core),
+ * with liblua5.4; each input is one text handed to the real Lua function.
+ * Besides the sanitizers, the harness checks the parser's contract, so a
+ * wrong answer is a finding too, not only a crash:
+ *  - it returns a table or nil + "line N: why", nothing else, never raises;
+ *  - "libmount could not parse it" never happens: mountns' own line check
+ *    must refuse whatever libmount would drop or misread;
+ *  - a table has one record per non-empty line, in order, and each
+ *    record's id and parent_id are the numbers at the start of its line.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+int luaopen_mountns_core(lua_State *L);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static lua_State *lmns_fuzz_L;
+
+static void lmns_fuzz_fail(const char *what, const uint8_t *data, size_t size)
+{
+	fprintf(stderr, "mountinfo_fuzz: %s (input of %zu bytes)\n", what,
+		size);
+	(void)data;
+	abort();
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	lua_State *L = luaL_newstate();
+
+	(void)argc;
+	(void)argv;
+	if (!L)
+		abort();
+	luaL_openlibs(L);
+	luaL_requiref(L, "mountns.core", luaopen_mountns_core, 0);
+	lua_getfield(L, -1, "parse_mountinfo");
+	lua_setfield(L, LUA_REGISTRYINDEX, "fuzz.parse");
+	lua_settop(L, 0);
+	lmns_fuzz_L = L;
+	return 0;
+}
+
+/* Check the records against the lines they came from. */
+static void lmns_fuzz_check_table(lua_State *L, const uint8_t *data,
+				  size_t size)
+{
+	const char *p = (const char *)data, *end = p + size, *nl;
+	lua_Integer i = 0, id, parent;
+	char *q;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		/* a line of only "\r" is blank: libmount reads CRLF text */
+		if (nl > p && !(nl - p == 1 && *p == '\r')) {
+			i++;
+			lua_rawgeti(L, 1, (int)i);
+			if (!lua_istable(L, -1))
+				lmns_fuzz_fail("fewer records than lines", data,
+					       size);
+			/* checked lines start "ID PARENT ", digits only */
+			id = (lua_Integer)strtoll(p, &q, 10);
+			parent = (lua_Integer)strtoll(q + 1, NULL, 10);
+			lua_getfield(L, -1, "id");
+			lua_getfield(L, -2, "parent_id");
+			if (lua_tointeger(L, -2) != id ||
+			    lua_tointeger(L, -1) != parent)
+				lmns_fuzz_fail("record does not match its line",
+					       data, size);
+			lua_pop(L, 3);
+		}
+		p = nl + 1;
+	}
+	if ((lua_Integer)lua_rawlen(L, 1) != i)
+		lmns_fuzz_fail("more records than lines", data, size);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	lua_State *L = lmns_fuzz_L;
+	const char *msg;
+
+	lua_settop(L, 0);
+	lua_getfield(L, LUA_REGISTRYINDEX, "fuzz.parse");
+	lua_pushlstring(L, (const char *)data, size);
+	if (lua_pcall(L, 1, 2, 0) != 0)
+		lmns_fuzz_fail(lua_tostring(L, -1), data, size);
+	if (lua_istable(L, 1)) {
+		lmns_fuzz_check_table(L, data, size);
+	} else {
+		msg = lua_tostring(L, 2);
+		if (!lua_isnil(L, 1) || !msg || strncmp(msg, "line ", 5) != 0)
+			lmns_fuzz_fail("neither a table nor nil, \"line N\"",
+				       data, size);
+		if (strstr(msg, "libmount could not parse"))
+			lmns_fuzz_fail(msg, data, size);
+	}
+	lua_settop(L, 0);
+	return 0;
+}
