@@ -225,7 +225,8 @@ describe("new mount API", function()
       assert.are.equal("top", found)
     end)
 
-    it("returns nil, message, errno on an OS failure", function()
+    -- #novalgrind: valgrind 3.19 answers move_mount with ENOSYS
+    it("returns nil, message, errno on an OS failure #novalgrind", function()
       local ok, msg, errno = isolate(function()
         local base = helper.sandbox()
         return mountns.move_mount("/no/such/path", base)

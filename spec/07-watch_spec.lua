@@ -46,7 +46,9 @@ describe("watch", function()
   describe("core", function()
     local fit = has_fanotify and it or pending
 
-    fit("fanotify_mounts reports attach and detach with the mount's unique ID", function()
+    -- #novalgrind: valgrind 3.19 answers statmount with ENOSYS (fuzz/README.md)
+    fit("fanotify_mounts reports attach and detach with the mount's unique ID #novalgrind",
+        function()
       local r = isolate(function()
         local base = helper.sandbox()
         assert(mountns.mkdir(base .. "/a"))
@@ -143,7 +145,8 @@ describe("watch", function()
     local pit = (path.fallback or has_fanotify) and it or pending
     local opts = { fallback = path.fallback }
 
-    describe("ns:watch through " .. path.name, function()
+    describe("ns:watch through " .. path.name
+             .. (path.fallback and "" or " #novalgrind"), function()
       pit("a mount in a shared peer group reaches every peer and the slave, not the "
           .. "private copy", function()
         local r = scenario(function(sh1)

@@ -114,7 +114,9 @@ describe("faults", function()
     assert.is_true(r.secs < 1)
   end)
 
-  it("a few thousand scenarios in a row: flat memory, no processes or fds left", function()
+  -- #novalgrind: under valgrind RSS is valgrind's, and the loop takes minutes
+  it("a few thousand scenarios in a row: flat memory, no processes or fds left #novalgrind",
+     function()
     local function one()
       return scenario(function(sh1)
         sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
@@ -149,7 +151,9 @@ describe("security", function()
     assert.is_true(gone)
   end)
 
-  it("open_tree with nofollow (AT_SYMLINK_NOFOLLOW) takes the link, not its target", function()
+  -- #novalgrind: valgrind 3.19 answers open_tree with ENOSYS
+  it("open_tree with nofollow (AT_SYMLINK_NOFOLLOW) takes the link, not its target #novalgrind",
+     function()
     local followed, link = scenario(function(ns)
       ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
       ns:symlink("/X", "/L")
