@@ -477,10 +477,12 @@ describe("the flag parser", function()
 
   -- the error names the function as the call site does on 5.1 to 5.4:
   -- check the part after it
-  local function raises(fn, text)
+  local function raises(fn, ...)
     local ok, err = pcall(fn)
     assert.is_false(ok)
-    assert.truthy(tostring(err):find(text, 1, true), tostring(err))
+    for _, text in ipairs { ... } do
+      assert.truthy(tostring(err):find(text, 1, true), tostring(err))
+    end
   end
 
   it("gives the mask of a comma list or an array, no system call", function()
@@ -503,7 +505,7 @@ describe("the flag parser", function()
       isolate(function()
         return mountns.mount("t", "/nonexistent", "tmpfs", "ro\0bogus")
       end)
-    end, "#4 to 'mount' (unknown flag 'ro\\0bogus')")
+    end, "bad argument #4 to '", "(unknown flag 'ro\\0bogus')")
   end)
 
   it("names the unknown kind, flag and type", function()
