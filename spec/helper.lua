@@ -35,15 +35,23 @@ function helper.sandbox()
   local mountns = require "mountns"
   -- a tree under /tmp would vanish under the new tmpfs: keep a clone of its
   -- mount and put it back at the same path, so child processes still find it
-  local keep
+  local put_back
   if TREE and TREE:sub(1, 5) == "/tmp/" then
-    keep = assert(mountns.open_tree(TREE, { clone = true, recursive = true }))
+    local fd = mountns.open_tree(TREE, { clone = true, recursive = true })
+    if fd then
+      put_back = function()
+        assert(mountns.move_mount(fd, TREE))
+        fd:close()
+      end
+    else -- no new mount API (valgrind): park a bind of the tree on /mnt
+      assert(mountns.bind(TREE, "/mnt", { recursive = true }))
+      put_back = function() assert(mountns.move("/mnt", TREE)) end
+    end
   end
   assert(mountns.mount("tmpfs", "/tmp", "tmpfs"))
-  if keep then
+  if put_back then
     assert(mountns.mkdir(TREE, { parents = true }))
-    assert(mountns.move_mount(keep, TREE))
-    keep:close()
+    put_back()
   end
   assert(mountns.mkdir("/tmp/mns", { parents = true }))
   return "/tmp/mns"
