@@ -91,6 +91,31 @@ unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set)
 	}
 }
 
+/* Raise on a key of opts (a table at arg, or nil) that is not in known: a
+ * misspelt option must not be silently ignored. */
+void lmns_checkkeys(lua_State *L, int arg, const char *const known[])
+{
+	int i;
+
+	if (lua_isnoneornil(L, arg))
+		return;
+	luaL_checktype(L, arg, LUA_TTABLE);
+	lua_pushnil(L);
+	while (lua_next(L, arg)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING)
+			luaL_argerror(L, arg, lua_pushfstring(L,
+				"option keys must be strings, got %s",
+				luaL_typename(L, -1)));
+		for (i = 0; known[i]; i++)
+			if (strcmp(known[i], lua_tostring(L, -1)) == 0)
+				break;
+		if (!known[i])
+			luaL_argerror(L, arg, lua_pushfstring(L,
+				"unknown option '%s'", lua_tostring(L, -1)));
+	}
+}
+
 /* opts.field as a boolean; opts may be nil. A non-boolean value is misuse. */
 int lmns_optbool(lua_State *L, int arg, const char *field, int def)
 {

@@ -346,30 +346,6 @@ static void lmns_check_where(lua_State *L, int arg, lmns_where *w)
 	w->empty = 0;
 }
 
-/* Raise on a key of opts (a table at arg) that is not in known. */
-static void lmns_check_keys(lua_State *L, int arg, const char *const known[])
-{
-	int i;
-
-	if (lua_isnoneornil(L, arg))
-		return;
-	luaL_checktype(L, arg, LUA_TTABLE);
-	lua_pushnil(L);
-	while (lua_next(L, arg)) {
-		lua_pop(L, 1);
-		if (lua_type(L, -1) != LUA_TSTRING)
-			luaL_argerror(L, arg, lua_pushfstring(L,
-				"option keys must be strings, got %s",
-				luaL_typename(L, -1)));
-		for (i = 0; known[i]; i++)
-			if (strcmp(known[i], lua_tostring(L, -1)) == 0)
-				break;
-		if (!known[i])
-			luaL_argerror(L, arg, lua_pushfstring(L,
-				"unknown option '%s'", lua_tostring(L, -1)));
-	}
-}
-
 /* ---- open_tree, move_mount -------------------------------------------- */
 
 /***
@@ -399,7 +375,7 @@ static int lmns_newapi_open_tree(lua_State *L)
 
 	lua_settop(L, 2);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &w);
-	lmns_check_keys(L, 2, known);
+	lmns_checkkeys(L, 2, known);
 	if (lmns_optbool(L, 2, "clone", 0))
 		flags |= OPEN_TREE_CLONE;
 	if (lmns_optbool(L, 2, "recursive", 0))
@@ -450,7 +426,7 @@ static int lmns_newapi_move_mount(lua_State *L)
 	lua_settop(L, 3);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &from);
 	lmns_check_where(L, 2, &to);
-	lmns_check_keys(L, 3, known);
+	lmns_checkkeys(L, 3, known);
 	if (lmns_optbool(L, 3, "set_group", 0)) {
 		flags |= MOVE_MOUNT_SET_GROUP;
 		op = "move_mount set_group";
@@ -621,7 +597,7 @@ static int lmns_newapi_mount_setattr(lua_State *L)
 	lua_settop(L, 2);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &w);
 	luaL_checktype(L, 2, LUA_TTABLE);
-	lmns_check_keys(L, 2, known);
+	lmns_checkkeys(L, 2, known);
 	lmns_check_attrs(L, 2, &attr, 1);
 	if (lmns_optbool(L, 2, "recursive", 0))
 		flags |= AT_RECURSIVE;
@@ -791,7 +767,7 @@ static unsigned int lmns_check_fsattrs(lua_State *L, int arg)
 			"relatime", "strictatime", "nodiratime",
 			"nosymfollow", NULL
 		};
-		lmns_check_keys(L, arg, known);
+		lmns_checkkeys(L, arg, known);
 	}
 	lmns_check_attrs(L, arg, &a, 0);
 	return (unsigned int)a.attr_set;

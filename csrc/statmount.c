@@ -593,29 +593,6 @@ static int lmns_opt_nsid(lua_State *L, int arg, uint64_t *nsid,
 	return lmns_ns_mntns_id(fd, nsid);
 }
 
-/* Check the option keys of listmount/statmount. */
-static void lmns_check_opts(lua_State *L, int arg, const char *const known[])
-{
-	int i;
-
-	if (lua_isnoneornil(L, arg))
-		return;
-	luaL_checktype(L, arg, LUA_TTABLE);
-	lua_pushnil(L);
-	while (lua_next(L, arg)) {
-		lua_pop(L, 1);
-		for (i = 0; known[i]; i++)
-			if (lua_type(L, -1) == LUA_TSTRING &&
-			    strcmp(known[i], lua_tostring(L, -1)) == 0)
-				break;
-		if (!known[i])
-			luaL_argerror(L, arg, lua_pushfstring(L,
-				"unknown option '%s'", lua_type(L, -1) ==
-				LUA_TSTRING ? lua_tostring(L, -1) :
-				luaL_typename(L, -1)));
-	}
-}
-
 /***
 The mounts of a namespace, as unique mount IDs or as records.
 @function listmount
@@ -645,7 +622,7 @@ static int lmns_statmount_listmount(lua_State *L)
 	lmns_builder rb;
 
 	lua_settop(L, 1);
-	lmns_check_opts(L, 1, known);
+	lmns_checkkeys(L, 1, known);
 	stat = lmns_optbool(L, 1, "stat", 0);
 	reverse = lmns_optbool(L, 1, "reverse", 0);
 	from = lmns_optbool(L, 1, "propagate_from", 0);
@@ -783,7 +760,7 @@ static int lmns_statmount_statmount(lua_State *L)
 	lmns_builder rb;
 
 	lua_settop(L, 2);
-	lmns_check_opts(L, 2, known);
+	lmns_checkkeys(L, 2, known);
 	from = lmns_optbool(L, 2, "propagate_from", 0);
 	if (from)
 		mask |= STATMOUNT_PROPAGATE_FROM;
