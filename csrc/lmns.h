@@ -95,6 +95,7 @@ void lmns_ns_open(lua_State *L);
 void lmns_mount_open(lua_State *L);
 void lmns_mountinfo_open(lua_State *L);
 void lmns_process_open(lua_State *L);
+void lmns_tree_open(lua_State *L);
 void lmns_newapi_open(lua_State *L);
 void lmns_statmount_open(lua_State *L);
 void lmns_watch_open(lua_State *L);

@@ -31,7 +31,7 @@ build = {
     ["mountns.core"] = {
       sources = {
         "csrc/core.c", "csrc/errors.c", "csrc/flags.c", "csrc/mount.c",
-        "csrc/mountinfo.c", "csrc/ns.c", "csrc/proc.c", "csrc/process.c",
+        "csrc/mountinfo.c", "csrc/ns.c", "csrc/proc.c", "csrc/process.c", "csrc/tree.c",
         "csrc/newapi.c", "csrc/statmount.c", "csrc/watch.c",
       },
       incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
