@@ -186,7 +186,21 @@ static int lmns_tree_order(lmns_row *rows, int n, int first_root, int *order,
 	return k;
 }
 
-/* tree_text(t) -> the findmnt-like tree of a mount table */
+/***
+Mount tables as text
+@section tree
+*/
+
+/***
+The findmnt-like tree of a mount table: TARGET (with the tree drawn
+in front), SOURCE, FSTYPE, ID, PARENT, PROPAGATION, GROUP (shared:N)
+and MASTER (master:N), columns aligned by display width. This is
+`tostring()` of a mount table. Linear in the number of mounts.
+@function tree_text
+@tparam table t a mount table (an array of records)
+@treturn string the tree, one line per mount after a header line
+@raise "mount table entry N is not a record"
+*/
 static int lmns_tree_text(lua_State *L)
 {
 	int n, i, k, first_root, *slots, *order, *stack;
