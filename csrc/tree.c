@@ -187,6 +187,10 @@ static int lmns_tree_order(lmns_row *rows, int n, int first_root, int *order,
 }
 
 /***
+@module mountns.core
+*/
+
+/***
 Mount tables as text
 @section tree
 */
