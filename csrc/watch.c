@@ -28,6 +28,15 @@
 
 #include "lmns.h"
 
+/***
+@module mountns.core
+*/
+
+/***
+Live mount events
+@section watch
+*/
+
 /* include/uapi/linux/fanotify.h, Linux 6.15: mount events */
 #ifndef FAN_MNT_ATTACH
 #define FAN_MNT_ATTACH 0x01000000
@@ -126,17 +135,18 @@ static lmns_watch *lmns_watch_checkopen(lua_State *L, int i)
 	return w;
 }
 
-/*
- * fanotify_mounts(ns) - a watch on the mounts attached to and detached from
- * a mount namespace (a handle from mountns.namespace()). Needs
- * CAP_SYS_ADMIN over the namespace's user namespace.
- * @treturn[1] userdata the watch: read, fileno, close
- * @return[2] nil
- * @treturn[2] string "fanotify_init FAN_REPORT_MNT: Invalid argument
- * (EINVAL)" on kernels before 6.15 (EINVAL or ENOSYS: use the fallback)
- * @treturn[2] integer errno
- * @see fanotify_init(2), fanotify_mark(2)
- */
+/***
+A watch on the mounts attached to and detached from
+a mount namespace (a handle from mountns.namespace()). Needs
+CAP_SYS_ADMIN over the namespace's user namespace.
+@function fanotify_mounts
+@treturn[1] userdata the watch: read, fileno, close
+@return[2] nil
+@treturn[2] string "fanotify_init FAN_REPORT_MNT: Invalid argument
+(EINVAL)" on kernels before 6.15 (EINVAL or ENOSYS: use the fallback)
+@treturn[2] integer errno
+@see fanotify_init(2), fanotify_mark(2)
+*/
 static int lmns_watch_fanotify(lua_State *L)
 {
 	struct stat st;
@@ -319,14 +329,15 @@ static lmns_poller *lmns_poller_checkopen(lua_State *L, int i)
 	return p;
 }
 
-/*
- * mountinfo_poller([pid]) - open /proc/PID/mountinfo (default: the
- * caller's, in the namespace the caller is in now) to wait for changes of
- * that namespace: mounts, unmounts, remounts, propagation changes. The
- * open file keeps the namespace alive, as an nsfs handle does.
- * @treturn[1] userdata the poller: wait, fileno, close
- * @return[2] nil, "mountinfo_poller /proc/PID/mountinfo: ...", errno
- */
+/***
+Open /proc/PID/mountinfo (default: the
+caller's, in the namespace the caller is in now) to wait for changes of
+that namespace: mounts, unmounts, remounts, propagation changes. The
+open file keeps the namespace alive, as an nsfs handle does.
+@function mountinfo_poller
+@treturn[1] userdata the poller: wait, fileno, close
+@return[2] nil, "mountinfo_poller /proc/PID/mountinfo: ...", errno
+*/
 static int lmns_poller_open(lua_State *L)
 {
 	char path[64];
@@ -423,14 +434,15 @@ static int lmns_poller_tostring(lua_State *L)
 
 /* ---- waiting on several ------------------------------------------------- */
 
-/*
- * wait_any(timeout_s, obj, ...) - wait until one of the watches or pollers
- * has something, or timeout_s passes (nil: for ever).
- * @treturn[1] boolean ... one per object: true if it is ready. A poller
- * that is reported ready has been consumed: its next wait() waits for the
- * next change.
- * @return[2] nil, message, errno
- */
+/***
+Wait until one of the watches or pollers
+has something, or timeout_s passes (nil: for ever).
+@function wait_any
+@treturn[1] boolean ... one per object: true if it is ready. A poller
+that is reported ready has been consumed: its next wait() waits for the
+next change.
+@return[2] nil, message, errno
+*/
 static int lmns_watch_wait_any(lua_State *L)
 {
 	double timeout = lmns_watch_opttimeout(L, 1);
