@@ -32,7 +32,7 @@ DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-l
 
 all: $(MODULE)
 
-$(BUILD)/obj/%.o: csrc/%.c csrc/lmns.h
+$(BUILD)/obj/%.o: csrc/%.c csrc/lmns.h csrc/uapi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_WARN) $(CFLAGS) -fPIC $(LUA_CFLAGS) $(MOUNT_CFLAGS) -c $< -o $@
 

@@ -21,28 +21,7 @@
 
 #include "lmns.h"
 
-/* include/uapi/asm-generic/unistd.h (all but alpha and mips), Linux 6.8 */
-#ifndef __NR_statmount
-#define __NR_statmount 457
-#endif
-#ifndef __NR_listmount
-#define __NR_listmount 458
-#endif
-#ifndef __NR_open_tree		/* the other calls features() probes */
-#define __NR_open_tree 428
-#endif
-#ifndef __NR_move_mount
-#define __NR_move_mount 429
-#endif
-#ifndef __NR_fsopen
-#define __NR_fsopen 430
-#endif
-#ifndef __NR_fsmount
-#define __NR_fsmount 432
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
+#include "uapi.h"
 
 /* include/uapi/linux/mount.h: struct statmount, as of Linux 6.15 */
 struct lmns_statmount {
@@ -121,12 +100,6 @@ struct lmns_mnt_id_req {
 #endif
 #ifndef LISTMOUNT_REVERSE
 #define LISTMOUNT_REVERSE 1U
-#endif
-#ifndef MOVE_MOUNT_SET_GROUP	/* include/uapi/linux/mount.h */
-#define MOVE_MOUNT_SET_GROUP 0x00000100
-#endif
-#ifndef MOVE_MOUNT_BENEATH
-#define MOVE_MOUNT_BENEATH 0x00000200
 #endif
 /* include/uapi/linux/mount.h: the MOUNT_ATTR_* statmount reports */
 #define LMNS_ATTR_RDONLY 0x00000001
