@@ -50,6 +50,11 @@ static const lmns_flag umount_flags[] = {
 	{ NULL, 0 }
 };
 
+/* the option keys each call knows: a misspelt one raises */
+static const char *const recursive_keys[] = { "recursive", NULL };
+static const char *const bind_keys[] = { "bind", NULL };
+static const char *const mkdir_keys[] = { "parents", "mode", NULL };
+
 static int lmns_mount_result(lua_State *L, int rc, const char *op,
 			     const char *p1, const char *p2)
 {
@@ -135,7 +140,10 @@ static int lmns_mount_bind(lua_State *L)
 {
 	const char *source = luaL_checkstring(L, 1);
 	const char *target = luaL_checkstring(L, 2);
-	int rec = lmns_optbool(L, 3, "recursive", 0);
+	int rec;
+
+	lmns_checkkeys(L, 3, recursive_keys);
+	rec = lmns_optbool(L, 3, "recursive", 0);
 
 	return lmns_mount_result(L, mount(source, target, NULL,
 			MS_BIND | (rec ? MS_REC : 0), NULL),
@@ -181,7 +189,10 @@ static int lmns_mount_remount(lua_State *L)
 	const char *target = luaL_checkstring(L, 1);
 	unsigned long flags = lmns_checkflags(L, 2, mount_flags);
 	const char *data = luaL_optstring(L, 3, NULL);
-	int bind = lmns_optbool(L, 4, "bind", 0);
+	int bind;
+
+	lmns_checkkeys(L, 4, bind_keys);
+	bind = lmns_optbool(L, 4, "bind", 0);
 
 	flags |= MS_REMOUNT | (bind ? MS_BIND : 0);
 	return lmns_mount_result(L, mount("none", target, NULL, flags, data),
@@ -196,7 +207,10 @@ static int lmns_mount_propagation(lua_State *L, unsigned long type,
 				  const char *op, const char *rop)
 {
 	const char *target = luaL_checkstring(L, 1);
-	int rec = lmns_optbool(L, 2, "recursive", 0);
+	int rec;
+
+	lmns_checkkeys(L, 2, recursive_keys);
+	rec = lmns_optbool(L, 2, "recursive", 0);
 
 	return lmns_mount_result(L, mount("none", target, NULL,
 			type | (rec ? MS_REC : 0), NULL),
@@ -360,7 +374,10 @@ static int lmns_mount_mkdir(lua_State *L)
 {
 	size_t len;
 	const char *path = luaL_checklstring(L, 1, &len);
-	int parents = lmns_optbool(L, 2, "parents", 0);
+	int parents;
+
+	lmns_checkkeys(L, 2, mkdir_keys);
+	parents = lmns_optbool(L, 2, "parents", 0);
 	mode_t mode = 0755;
 	int rc;
 	char *copy;

@@ -175,8 +175,12 @@ static int lmns_ns_unshare(lua_State *L)
 	gid_t gid = getgid();
 	const char *what;
 
-	if (!lua_isnoneornil(L, 1))
-		luaL_checktype(L, 1, LUA_TTABLE);
+	static const char *const keys[] = {
+		"mount", "user", "pid", "uts", "ipc", "net", "cgroup", "time",
+		"propagation", "map_root", NULL
+	};
+
+	lmns_checkkeys(L, 1, keys);
 	for (i = 0; ns_kinds[i].kind; i++)
 		if (lmns_optbool(L, 1, ns_kinds[i].optname,
 				 ns_kinds[i].nstype == CLONE_NEWNS))

@@ -471,6 +471,23 @@ describe("mountns core", function()
       assert.has_error(function() mountns.namespace(nil, "mount") end)
     end)
 
+    it("misspelt option keys", function()
+      assert.has_error(function() mountns.bind("/a", "/b", { recrsive = true }) end,
+        "bad argument #3 to 'bind' (unknown option 'recrsive')")
+      assert.has_error(function() mountns.make_shared("/a", { recursve = true }) end,
+        "bad argument #2 to 'make_shared' (unknown option 'recursve')")
+      assert.has_error(function() mountns.remount("/a", nil, nil, { bnd = true }) end,
+        "bad argument #4 to 'remount' (unknown option 'bnd')")
+      assert.has_error(function() mountns.mkdir("/a", { parent = true }) end,
+        "bad argument #2 to 'mkdir' (unknown option 'parent')")
+      assert.has_error(function() mountns.unshare { propgation = "private" } end,
+        "bad argument #1 to 'unshare' (unknown option 'propgation')")
+      assert.has_error(function() mountns.isolate_with({ timout = 1 }, print) end,
+        "bad argument #1 to 'isolate_with' (unknown option 'timout')")
+      assert.has_error(function() mountns.isolate(42) end,
+        "bad argument #1 to 'isolate' (function expected, got number)")
+    end)
+
     it("leak no fd over many failing calls", function()
       local before = helper.fd_count()
       for _ = 1, 2000 do

@@ -342,6 +342,14 @@ describe("scenario", function()
         .. "%(its master: nil, the group: %d+%)"))
     end)
 
+    it("fails also takes a returned failure, as the core calls give", function()
+      local msg = scenario(function(sh1)
+        sh1:mkdir("/plain")
+        return expect.fails("EINVAL", mountns.umount, "/plain")
+      end)
+      assert.are.equal("umount /plain: Invalid argument (EINVAL)", msg)
+    end)
+
     it("fails checks the errno name", function()
       local e1, e2 = scenario(function(sh1)
         local _, a = pcall(expect.fails, "EINVAL", sh1.bind, sh1, "/nope", "/")
@@ -461,6 +469,16 @@ describe("bin/mountns", function()
     assert.truthy(out:match("\nFAIL private bind does not"))
     assert.truthy(out:match("expected one peer group: /X in ns1 mnt:%[%d+%] %(private%)"))
     assert.truthy(out:match("\n1 passed, 1 failed\nexit=1$"))
+  end)
+
+  it("runs as bin/mountns from the tree's root, with no LUA_PATH set", function()
+    local out = helper.sh("cd " .. helper.ROOT .. " && env -u LUA_PATH -u LUA_CPATH "
+      .. "-u LUA_PATH_5_4 -u LUA_CPATH_5_4 lua5.4 bin/mountns run examples/shared.lua 2>&1")
+    assert.matches("\n1 passed, 0 failed$", out)
+  end)
+
+  it("show --watch on a PID that does not exist is a clean error", function()
+    assert.matches("^mountns: .*%(ENOENT%)\nexit=2$", run("show --watch 999999999"))
   end)
 
   it("run --tap prints TAP", function()

@@ -131,6 +131,11 @@ function M.isolate_with(opts, fn, ...)
     error("bad argument #2 to 'isolate_with' (function expected, got "
       .. type(fn) .. ")", 2)
   end
+  for k in pairs(opts) do
+    if k ~= "timeout" then
+      error("bad argument #1 to 'isolate_with' (unknown option '" .. tostring(k) .. "')", 2)
+    end
+  end
   local timeout = opts.timeout or DEFAULT_TIMEOUT
   local r, w = assert(core.pipe())
   local pid, ferr = core.fork()
@@ -171,6 +176,9 @@ end
 
 --- Run fn(...) in an isolated child (timeout 60 s).
 function M.isolate(fn, ...)
+  if type(fn) ~= "function" then
+    error("bad argument #1 to 'isolate' (function expected, got " .. type(fn) .. ")", 2)
+  end
   return M.isolate_with({}, fn, ...)
 end
 
