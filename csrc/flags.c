@@ -116,6 +116,35 @@ void lmns_checkkeys(lua_State *L, int arg, const char *const known[])
 	}
 }
 
+/*
+ * opts.field as one of names (its index), def when absent or opts is nil;
+ * like luaL_checkoption, but the error names the argument and the field.
+ */
+int lmns_optoption(lua_State *L, int arg, const char *field, int def,
+		   const char *const names[])
+{
+	const char *v;
+	int i;
+
+	if (lua_isnoneornil(L, arg))
+		return def;
+	luaL_checktype(L, arg, LUA_TTABLE);
+	lua_getfield(L, arg, field);
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		return def;
+	}
+	v = lua_tostring(L, -1);
+	for (i = 0; v && names[i]; i++)
+		if (strcmp(names[i], v) == 0) {
+			lua_pop(L, 1);
+			return i;
+		}
+	return luaL_argerror(L, arg, lua_pushfstring(L,
+		"option '%s': invalid value '%s'", field,
+		v ? v : luaL_typename(L, -1)));
+}
+
 /* opts.field as a boolean; opts may be nil. A non-boolean value is misuse. */
 int lmns_optbool(lua_State *L, int arg, const char *field, int def)
 {

@@ -71,6 +71,8 @@ void lmns_errors_open(lua_State *L);
 unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set);
 int lmns_optbool(lua_State *L, int arg, const char *field, int def);
 void lmns_checkkeys(lua_State *L, int arg, const char *const known[]);
+int lmns_optoption(lua_State *L, int arg, const char *field, int def,
+		   const char *const names[]);
 const char *lmns_optfield(lua_State *L, int arg, const char *field);
 void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set);
 void lmns_flags_open(lua_State *L);

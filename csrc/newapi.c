@@ -518,13 +518,12 @@ static void lmns_check_attrs(lua_State *L, int arg, struct lmns_mount_attr *a,
 	}
 	if (!allow_prop)
 		return;
-	lua_getfield(L, arg, "propagation");
-	if (!lua_isnil(L, -1)) {
-		int i = luaL_checkoption(L, -1, NULL, prop_names);
+	{
+		int i = lmns_optoption(L, arg, "propagation", -1, prop_names);
 
-		a->propagation = prop_values[i];
+		if (i >= 0)
+			a->propagation = prop_values[i];
 	}
-	lua_pop(L, 1);
 	lua_getfield(L, arg, "idmap");
 	if (!lua_isnil(L, -1)) {
 		a->attr_set |= MOUNT_ATTR_IDMAP;

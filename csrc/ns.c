@@ -188,12 +188,7 @@ static int lmns_ns_unshare(lua_State *L)
 	map_root = lmns_optbool(L, 1, "map_root", 0);
 	if (map_root && !(flags & CLONE_NEWUSER))
 		return luaL_argerror(L, 1, "map_root needs user = true");
-	lua_settop(L, 1);
-	if (lua_isnil(L, 1))
-		lua_pushnil(L);
-	else
-		lua_getfield(L, 1, "propagation");
-	prop = luaL_checkoption(L, 2, "private", prop_names);
+	prop = lmns_optoption(L, 1, "propagation", 0, prop_names);
 
 	if (unshare(flags) != 0)
 		return lmns_fail(L, errno, "unshare", NULL, NULL);

@@ -287,7 +287,8 @@ describe("mountns core", function()
     end)
 
     it("rejects bad options before any system call", function()
-      assert.has_error(function() mountns.unshare { propagation = "bogus" } end)
+      assert.has_error(function() mountns.unshare { propagation = "bogus" } end,
+        "bad argument #1 to 'unshare' (option 'propagation': invalid value 'bogus')")
       assert.has_error(function() mountns.unshare { mount = "yes" } end)
       assert.has_error(function() mountns.unshare { map_root = true } end)
       assert.has_error(function() mountns.unshare("x") end)
