@@ -118,7 +118,7 @@ FUZZ_DEBS := clang libclang-rt-14-dev liblua5.4-dev libmount-dev pkg-config
 fuzz-deps:
 	@$(MAKE) --no-print-directory deps DEBS="$(FUZZ_DEBS)"
 
-$(FUZZ_DIR)/%_fuzz: fuzz/%_fuzz.c $(SRCS) csrc/lmns.h
+$(FUZZ_DIR)/%_fuzz: fuzz/%_fuzz.c fuzz/harness.h $(SRCS) csrc/lmns.h csrc/uapi.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $$(pkg-config --cflags lua5.4) $(MOUNT_CFLAGS) \
 	  -Icsrc $< $(SRCS) -o $@ $$(pkg-config --libs lua5.4) $(MOUNT_LIBS)

@@ -12,20 +12,10 @@
  *    record's id and parent_id are the numbers at the start of its line.
  */
 #define _GNU_SOURCE
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include <lua.h>
-#include <lauxlib.h>
-#include <lualib.h>
-
-int luaopen_mountns_core(lua_State *L);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static lua_State *lmns_fuzz_L;
+#include "harness.h"
 
 static void lmns_fuzz_fail(const char *what, const uint8_t *data, size_t size)
 {
@@ -37,18 +27,9 @@ static void lmns_fuzz_fail(const char *what, const uint8_t *data, size_t size)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	lua_State *L = luaL_newstate();
-
 	(void)argc;
 	(void)argv;
-	if (!L)
-		abort();
-	luaL_openlibs(L);
-	luaL_requiref(L, "mountns.core", luaopen_mountns_core, 0);
-	lua_getfield(L, -1, "parse_mountinfo");
-	lua_setfield(L, LUA_REGISTRYINDEX, "fuzz.parse");
-	lua_settop(L, 0);
-	lmns_fuzz_L = L;
+	lmns_fuzz_open("parse_mountinfo");
 	return 0;
 }
 
