@@ -259,20 +259,7 @@ describe("mountinfo parser", function()
 
     it("every propagation kind, read back from the kernel", function()
       local raw, records = isolate(function()
-        local base = helper.sandbox()
-        for _, d in ipairs { "sh", "peer", "sl", "ss", "ub" } do
-          assert(mountns.mkdir(base .. "/" .. d))
-        end
-        assert(mountns.mount("sh", base .. "/sh", "tmpfs"))
-        assert(mountns.make_shared(base .. "/sh"))
-        assert(mountns.bind(base .. "/sh", base .. "/peer"))
-        assert(mountns.bind(base .. "/sh", base .. "/sl"))
-        assert(mountns.make_slave(base .. "/sl"))
-        assert(mountns.bind(base .. "/sh", base .. "/ss"))
-        assert(mountns.make_slave(base .. "/ss"))
-        assert(mountns.make_shared(base .. "/ss"))
-        assert(mountns.mount("ub", base .. "/ub", "tmpfs"))
-        assert(mountns.make_unbindable(base .. "/ub"))
+        helper.propagation_kinds(helper.sandbox())
         return mountns.read_mountinfo(), assert(mountns.mountinfo())
       end)
       local t = mountns.table.new(records) -- isolate returns plain tables

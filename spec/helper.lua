@@ -57,6 +57,26 @@ function helper.sandbox()
   return "/tmp/mns"
 end
 
+--- Inside a sandbox: one mount of every propagation kind under base —
+-- sh (shared) with its peer, sl (slave of sh), ss (slave and shared),
+-- ub (unbindable). Used by the parser spec and the fuzz corpus.
+function helper.propagation_kinds(base)
+  local mountns = require "mountns"
+  for _, d in ipairs { "sh", "peer", "sl", "ss", "ub" } do
+    assert(mountns.mkdir(base .. "/" .. d))
+  end
+  assert(mountns.mount("sh", base .. "/sh", "tmpfs"))
+  assert(mountns.make_shared(base .. "/sh"))
+  assert(mountns.bind(base .. "/sh", base .. "/peer"))
+  assert(mountns.bind(base .. "/sh", base .. "/sl"))
+  assert(mountns.make_slave(base .. "/sl"))
+  assert(mountns.bind(base .. "/sh", base .. "/ss"))
+  assert(mountns.make_slave(base .. "/ss"))
+  assert(mountns.make_shared(base .. "/ss"))
+  assert(mountns.mount("ub", base .. "/ub", "tmpfs"))
+  assert(mountns.make_unbindable(base .. "/ub"))
+end
+
 --- Run a shell command, return its stdout (trailing newline trimmed).
 function helper.sh(cmd)
   local p = assert(io.popen(cmd))
