@@ -40,11 +40,19 @@ $(MODULE): $(OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS) -o $@ $(OBJS) $(MOUNT_LIBS)
 
-# Install missing Debian packages; a no-op when all are present.
+# Install missing Debian packages; a no-op when all are present (dpkg-query
+# only, so any user passes it). Missing packages and not root: one line
+# naming them and the command to run as root, and a failure.
+DEPS_CMD = make deps$(if $(filter-out lua5.4,$(LUA)), LUA=$(LUA))$(if \
+           $(filter command line,$(origin DEBS)), DEBS='$(strip $(DEBS))')
 deps:
 	@missing=""; for p in $(DEBS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" -ne 0 ]; then \
+	  echo "missing Debian packages:$$missing; install them as root: $(DEPS_CMD)" >&2; \
+	  exit 1; \
+	fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  export DEBIAN_FRONTEND=noninteractive; \
@@ -74,8 +82,7 @@ bench: deps
 # PNG under doc/diagrams with Graphviz; README shows doc/diagrams/article-1.
 diagrams: deps
 	$(MAKE) all
-	@command -v dot >/dev/null || { export DEBIAN_FRONTEND=noninteractive; \
-	  apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; }
+	@command -v dot >/dev/null || $(MAKE) --no-print-directory deps DEBS=graphviz
 	rm -rf $(BUILD)/diagrams && mkdir -p doc/diagrams
 	$(LUA) bin/mountns run --dot $(BUILD)/diagrams examples/*.lua >/dev/null
 	@for f in $(BUILD)/diagrams/*.dot; do b=$$(basename $$f .dot); \

@@ -426,7 +426,7 @@ describe("scenario", function()
             e.peers({ sh1, "/X" }, { sh2, "/X" })
             return sh2:find("/X").propagation
           end))' 2>&1]])
-      assert.are.equal("65534\tshared", out)
+      assert.are.equal(helper.UNPRIV_UID .. "\tshared", out)
     end)
   end)
 end)

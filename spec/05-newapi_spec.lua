@@ -110,7 +110,10 @@ describe("new mount API", function()
       assert.are.same({ "unbindable", "unbindable" }, rec)
     end)
 
-    it("makes an idmapped mount from a user namespace handle", function()
+    -- mapping 0..9 to 1000..1009 and chown 3:4 need IDs an unprivileged
+    -- user's namespace does not have (it maps only the caller's own uid)
+    helper.root_it("a user namespace mapping a range of IDs (0 1000 10)")(
+    "makes an idmapped mount from a user namespace handle", function()
       if not need("mount_setattr") then return end
       local owner, options = isolate(function()
         local base = helper.sandbox()
@@ -170,21 +173,43 @@ describe("new mount API", function()
       assert.are.equal("tmpfs", r.fstype)
       assert.are.equal("fresh", r.source)
       assert.are.equal("rw,nodev,noexec,relatime", r.options)
-      assert.are.equal("rw,size=2048k,mode=711", r.super_options)
+      -- a tmpfs made in a user namespace belongs to its creator: the kernel
+      -- shows uid= and gid= as the initial namespace sees that user
+      assert.are.equal("rw,size=2048k,mode=711" .. (helper.root and ""
+        or ",uid=" .. helper.EUID .. ",gid=" .. helper.EGID), r.super_options)
     end)
 
     it("fsmount failures name the fsconfig key and the kernel's message", function()
       if not need("fsmount") then return end
-      local ok, msg, errno = mountns.fsmount("tmpfs", { size = "bogus" })
-      assert.is_nil(ok)
-      assert.are.equal(mountns.errno.EINVAL, errno)
+      local function try()
+        local r = {}
+        for i, args in ipairs { { "tmpfs", { size = "bogus" } }, { "no-such-fs", {} } } do
+          local ok, msg, errno = mountns.fsmount(args[1], args[2])
+          r[i] = { ok = ok ~= nil, msg = msg, errno = errno }
+        end
+        return r
+      end
+      local r = try()
+      if not helper.root then
+        -- fsopen asks for CAP_SYS_ADMIN over the caller's mount namespace
+        -- before it reads the name: an unprivileged user gets EPERM here,
+        -- and the kernel's answers below in a namespace of its own
+        for i, fs in ipairs { "tmpfs", "no-such-fs" } do
+          assert.is_false(r[i].ok)
+          assert.are.equal("fsopen " .. fs .. ": Operation not permitted (EPERM)", r[i].msg)
+          assert.are.equal(mountns.errno.EPERM, r[i].errno)
+        end
+        r = isolate(try)
+      end
+      assert.is_false(r[1].ok)
+      assert.are.equal(mountns.errno.EINVAL, r[1].errno)
+      local msg = r[1].msg
       assert.truthy(msg:match("^fsconfig tmpfs size=bogus "), msg)
       assert.truthy(msg:match("Bad value for 'size'"), msg)
       assert.truthy(msg:match(": Invalid argument %(EINVAL%)$"), msg)
-      ok, msg, errno = mountns.fsmount("no-such-fs", {})
-      assert.is_nil(ok)
-      assert.are.equal("fsopen no-such-fs: No such device (ENODEV)", msg)
-      assert.are.equal(mountns.errno.ENODEV, errno)
+      assert.is_false(r[2].ok)
+      assert.are.equal("fsopen no-such-fs: No such device (ENODEV)", r[2].msg)
+      assert.are.equal(mountns.errno.ENODEV, r[2].errno)
     end)
 
     it("attaches an open_tree clone, recursive or not", function()

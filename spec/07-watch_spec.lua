@@ -426,7 +426,8 @@ describe("watch", function()
     -- fanotify where the kernel lets a user namespace root mark its own
     -- mount namespaces (6.18 does), else the fallback
     local via = has_fanotify and out:match("fanotify") and "fanotify" or "poll"
-    assert.are.equal("65534\t" .. via .. " poll " .. (via == "fanotify" and via or "poll"), out)
+    assert.are.equal(helper.UNPRIV_UID .. "\t" .. via .. " poll "
+      .. (via == "fanotify" and via or "poll"), out)
   end)
 
   it("leaks no file descriptor", function()
