@@ -1,10 +1,20 @@
 /*
- * flags.c - one table-driven parser for every flag argument.
+ * flags.c - one table-driven parser for every flag argument, and the other
+ * argument checkers of the core (option keys, choices, C strings).
  *
- * A flag argument is nil, a comma list ("ro,nosuid") or an array of names
- * ({"ro", "nosuid"}), as mount(8) users write them. An unknown name raises
- * an error naming the argument and the bad flag: that is misuse, not an OS
- * failure, so it must not look like one.
+ * A flag argument is nil, a comma list ("ro,nosuid"), an array of names
+ * ({"ro", "nosuid"}), a set ({ro = true, nosuid = true}) or both in one
+ * table ({"ro", nosuid = true}), as mount(8) and Lua users write them. A
+ * set's false value leaves that flag out, as if the key were absent. An
+ * unknown name, a value that is not a boolean or any other key raises an
+ * error naming the argument and the bad flag: that is misuse, not an OS
+ * failure, so it must not look like one, and a key that is not read must
+ * not be silently ignored ({ro = true} used to mount rw).
+ *
+ * A string that goes to the kernel as a C string (a path, a file system
+ * type, mount data) must not hold a NUL byte: the kernel would read it cut
+ * at the NUL and act on another path ("/c\0garbage" on "/c"). Every such
+ * argument is read with lmns_checkcstring (lmns_checkpath).
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -58,6 +68,41 @@ static unsigned long lmns_flag_list(lua_State *L, int arg,
 	}
 }
 
+/* The key at -2 of the flag table at arg, with its value at -1: an index
+ * of the list part (1..n, read already), or a name set to true or false. */
+static unsigned long lmns_flag_key(lua_State *L, int arg,
+				   const lmns_flag *set, size_t n)
+{
+	const char *s;
+	size_t len;
+
+	if (lua_type(L, -2) == LUA_TNUMBER) {
+		lua_Number k = lua_tonumber(L, -2);
+
+		if (k >= 1 && k <= (lua_Number)n && k == (lua_Number)(size_t)k)
+			return 0;
+	}
+	if (lua_type(L, -2) != LUA_TSTRING) {
+		lua_pushvalue(L, -2);	/* lua_tostring must not touch keys */
+		return (unsigned long)luaL_argerror(L, arg, lua_pushfstring(L,
+			"unexpected key %s (%s): flags are a list of names or "
+			"a set {name = true}", lua_tostring(L, -1) ?
+			lua_tostring(L, -1) : "?", luaL_typename(L, -3)));
+	}
+	s = lua_tolstring(L, -2, &len);
+	if (lua_type(L, -1) != LUA_TBOOLEAN) {
+		lmns_flag_lookup(L, arg, set, s, len);	/* an unknown name first */
+		return (unsigned long)luaL_argerror(L, arg, lua_pushfstring(L,
+			"flag '%s' must be true or false, got %s", s,
+			luaL_typename(L, -1)));
+	}
+	if (!lua_toboolean(L, -1)) {
+		lmns_flag_lookup(L, arg, set, s, len);	/* known, left out */
+		return 0;
+	}
+	return lmns_flag_lookup(L, arg, set, s, len);
+}
+
 unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set)
 {
 	unsigned long mask = 0;
@@ -72,6 +117,8 @@ unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set)
 		s = lua_tolstring(L, arg, &len);
 		return lmns_flag_list(L, arg, set, s, len);
 	case LUA_TTABLE:
+		if (arg < 0)
+			arg = lua_gettop(L) + arg + 1;
 		n = lua_rawlen(L, arg);
 		for (i = 1; i <= n; i++) {
 			lua_rawgeti(L, arg, (int)i);
@@ -83,12 +130,66 @@ unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set)
 			mask |= lmns_flag_list(L, arg, set, s, len);
 			lua_pop(L, 1);
 		}
+		/* then every other key: a set's names; nothing is ignored */
+		lua_pushnil(L);
+		while (lua_next(L, arg)) {
+			mask |= lmns_flag_key(L, arg, set, n);
+			lua_pop(L, 1);
+		}
 		return mask;
 	default:
 		return (unsigned long)luaL_argerror(L, arg, lua_pushfstring(L,
-			"flags expected (comma string or array), got %s",
-			luaL_typename(L, arg)));
+			"flags expected (comma string, list or set of names), "
+			"got %s", luaL_typename(L, arg)));
 	}
+}
+
+/* Raise if the string s of len bytes holds a NUL: C would read it cut. */
+static void lmns_checknul(lua_State *L, int arg, const char *s, size_t len,
+			  const char *what)
+{
+	if (memchr(s, '\0', len))
+		luaL_argerror(L, arg, lua_pushfstring(L,
+			"%s contains a NUL byte", what));
+}
+
+/*
+ * arg as a string for the kernel: what ("path", "fstype", "data") names it
+ * in the error when it holds a NUL byte. Numbers are converted, as
+ * luaL_checkstring does.
+ */
+const char *lmns_checkcstring(lua_State *L, int arg, const char *what)
+{
+	size_t len;
+	const char *s = luaL_checklstring(L, arg, &len);
+
+	lmns_checknul(L, arg, s, len, what);
+	return s;
+}
+
+/* lmns_checkcstring, or def when arg is none or nil. */
+const char *lmns_optcstring(lua_State *L, int arg, const char *def,
+			    const char *what)
+{
+	if (lua_isnoneornil(L, arg))
+		return def;
+	return lmns_checkcstring(L, arg, what);
+}
+
+/* luaL_checkoption that does not take "mnt\0x" for "mnt". */
+int lmns_checkoption(lua_State *L, int arg, const char *def,
+		     const char *const names[])
+{
+	size_t len;
+	const char *s;
+
+	if (lua_type(L, arg) == LUA_TSTRING) {
+		s = lua_tolstring(L, arg, &len);
+		if (strlen(s) != len)
+			return luaL_argerror(L, arg, lua_pushfstring(L,
+				"invalid option '%s' (contains a NUL byte)", s));
+	}
+	return luaL_checkoption(L, arg, def, names);
 }
 
 /* Raise on a key of opts (a table at arg, or nil) that is not in known: a
@@ -108,7 +209,8 @@ void lmns_checkkeys(lua_State *L, int arg, const char *const known[])
 				"option keys must be strings, got %s",
 				luaL_typename(L, -1)));
 		for (i = 0; known[i]; i++)
-			if (strcmp(known[i], lua_tostring(L, -1)) == 0)
+			if (strlen(known[i]) == lua_rawlen(L, -1) &&
+			    strcmp(known[i], lua_tostring(L, -1)) == 0)
 				break;
 		if (!known[i])
 			luaL_argerror(L, arg, lua_pushfstring(L,
@@ -134,9 +236,10 @@ int lmns_optoption(lua_State *L, int arg, const char *field, int def,
 		lua_pop(L, 1);
 		return def;
 	}
-	v = lua_tostring(L, -1);
+	v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
 	for (i = 0; v && names[i]; i++)
-		if (strcmp(names[i], v) == 0) {
+		if (strlen(names[i]) == lua_rawlen(L, -1) &&
+		    strcmp(names[i], v) == 0) {
 			lua_pop(L, 1);
 			return i;
 		}

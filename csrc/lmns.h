@@ -74,6 +74,14 @@ void lmns_checkkeys(lua_State *L, int arg, const char *const known[]);
 int lmns_optoption(lua_State *L, int arg, const char *field, int def,
 		   const char *const names[]);
 const char *lmns_optfield(lua_State *L, int arg, const char *field);
+const char *lmns_checkcstring(lua_State *L, int arg, const char *what);
+const char *lmns_optcstring(lua_State *L, int arg, const char *def,
+			    const char *what);
+int lmns_checkoption(lua_State *L, int arg, const char *def,
+		     const char *const names[]);
+/* a path argument: raises "path contains a NUL byte" */
+#define lmns_checkpath(L, arg) lmns_checkcstring((L), (arg), "path")
+#define lmns_optpath(L, arg, def) lmns_optcstring((L), (arg), (def), "path")
 void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set);
 void lmns_flags_open(lua_State *L);
 

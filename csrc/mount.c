@@ -93,11 +93,11 @@ symfollow`
 */
 static int lmns_mount_mount(lua_State *L)
 {
-	const char *source = luaL_optstring(L, 1, "none");
-	const char *target = luaL_checkstring(L, 2);
-	const char *fstype = luaL_optstring(L, 3, NULL);
+	const char *source = lmns_optpath(L, 1, "none");
+	const char *target = lmns_checkpath(L, 2);
+	const char *fstype = lmns_optcstring(L, 3, NULL, "fstype");
 	unsigned long flags = lmns_checkflags(L, 4, mount_flags);
-	const char *data = luaL_optstring(L, 5, NULL);
+	const char *data = lmns_optcstring(L, 5, NULL, "data");
 
 	return lmns_mount_result(L, mount(source, target, fstype, flags, data),
 				 "mount", source, target);
@@ -117,7 +117,7 @@ umount -l), `expire`, `nofollow` (do not follow a symlink at target)
 */
 static int lmns_mount_umount(lua_State *L)
 {
-	const char *target = luaL_checkstring(L, 1);
+	const char *target = lmns_checkpath(L, 1);
 	int flags = (int)lmns_checkflags(L, 2, umount_flags);
 
 	return lmns_mount_result(L, umount2(target, flags), "umount", target,
@@ -138,8 +138,8 @@ Bind mount, like `mount --bind` (`mount --rbind` with `recursive`).
 */
 static int lmns_mount_bind(lua_State *L)
 {
-	const char *source = luaL_checkstring(L, 1);
-	const char *target = luaL_checkstring(L, 2);
+	const char *source = lmns_checkpath(L, 1);
+	const char *target = lmns_checkpath(L, 2);
 	int rec;
 
 	lmns_checkkeys(L, 3, recursive_keys);
@@ -163,8 +163,8 @@ Move a mount, like `mount --move`.
 */
 static int lmns_mount_move(lua_State *L)
 {
-	const char *source = luaL_checkstring(L, 1);
-	const char *target = luaL_checkstring(L, 2);
+	const char *source = lmns_checkpath(L, 1);
+	const char *target = lmns_checkpath(L, 2);
 
 	return lmns_mount_result(L, mount(source, target, NULL, MS_MOVE, NULL),
 				 "move", source, target);
@@ -186,9 +186,9 @@ Change the flags of a mount, like `mount -o remount[,bind]`.
 */
 static int lmns_mount_remount(lua_State *L)
 {
-	const char *target = luaL_checkstring(L, 1);
+	const char *target = lmns_checkpath(L, 1);
 	unsigned long flags = lmns_checkflags(L, 2, mount_flags);
-	const char *data = luaL_optstring(L, 3, NULL);
+	const char *data = lmns_optcstring(L, 3, NULL, "data");
 	int bind;
 
 	lmns_checkkeys(L, 4, bind_keys);
@@ -206,7 +206,7 @@ static int lmns_mount_remount(lua_State *L)
 static int lmns_mount_propagation(lua_State *L, unsigned long type,
 				  const char *op, const char *rop)
 {
-	const char *target = luaL_checkstring(L, 1);
+	const char *target = lmns_checkpath(L, 1);
 	int rec;
 
 	lmns_checkkeys(L, 2, recursive_keys);
@@ -306,8 +306,8 @@ to keep reading /proc afterwards.
 /* pivot_root(new_root, put_old); glibc has no wrapper. */
 static int lmns_mount_pivot_root(lua_State *L)
 {
-	const char *new_root = luaL_checkstring(L, 1);
-	const char *put_old = luaL_checkstring(L, 2);
+	const char *new_root = lmns_checkpath(L, 1);
+	const char *put_old = lmns_checkpath(L, 2);
 
 	return lmns_mount_result(L, (int)syscall(SYS_pivot_root, new_root,
 						 put_old),
@@ -326,7 +326,7 @@ Change the working directory (needed around `pivot_root`).
 */
 static int lmns_mount_chdir(lua_State *L)
 {
-	const char *path = luaL_checkstring(L, 1);
+	const char *path = lmns_checkpath(L, 1);
 
 	return lmns_mount_result(L, chdir(path), "chdir", path, NULL);
 }
@@ -358,12 +358,59 @@ static int lmns_mkdir_parents(char *path, mode_t mode)
 	}
 }
 
+/*
+ * opts.mode of mkdir: an integer (0493, written 0x1ed or 493 in Lua) or an
+ * octal string as chmod(1) takes it ("0755", "755"). A string is never read
+ * as decimal: "0755" used to become 755, mode 01363.
+ */
+static mode_t lmns_mkdir_mode(lua_State *L, int arg)
+{
+	lua_Number n;
+	const char *s;
+	size_t len, i;
+	unsigned long v = 0;
+
+	if (lua_isnoneornil(L, arg))
+		return 0755;
+	lua_getfield(L, arg, "mode");
+	switch (lua_type(L, -1)) {
+	case LUA_TNIL:
+		lua_pop(L, 1);
+		return 0755;
+	case LUA_TNUMBER:
+		n = lua_tonumber(L, -1);
+		if (n >= 0 && n <= 07777 && n == (lua_Number)(long)n) {
+			lua_pop(L, 1);
+			return (mode_t)n;
+		}
+		return (mode_t)luaL_argerror(L, arg, lua_pushfstring(L,
+			"mode %s out of range (0 to 4095, octal 07777)",
+			lua_tostring(L, -1)));
+	case LUA_TSTRING:
+		s = lua_tolstring(L, -1, &len);
+		for (i = 0; i < len && s[i] >= '0' && s[i] <= '7' &&
+		     v <= 07777; i++)
+			v = v * 8 + (unsigned long)(s[i] - '0');
+		if (len == 0 || i < len || v > 07777)
+			return (mode_t)luaL_argerror(L, arg, lua_pushfstring(L,
+				"mode '%s' is not an octal mode (\"0755\", "
+				"\"755\" or an integer)", s));
+		lua_pop(L, 1);
+		return (mode_t)v;
+	default:
+		return (mode_t)luaL_argerror(L, arg, lua_pushfstring(L,
+			"mode must be an integer or an octal string, got %s",
+			luaL_typename(L, -1)));
+	}
+}
+
 /***
 Create a directory, like mkdir(1) (`mkdir -p` with `parents`).
 @function mkdir
 @tparam string path
 @tparam[opt] table opts `parents = true`: create missing parents, an
-existing directory is no error; `mode`, default 493 (octal 0755)
+existing directory is no error; `mode`, an integer (default 493, octal
+0755) or an octal string (`"0755"`, `"755"`)
 @treturn[1] boolean true
 @return[2] nil
 @treturn[2] string "mkdir PATH: strerror (ENAME)"
@@ -372,22 +419,16 @@ existing directory is no error; `mode`, default 493 (octal 0755)
 */
 static int lmns_mount_mkdir(lua_State *L)
 {
-	size_t len;
-	const char *path = luaL_checklstring(L, 1, &len);
+	const char *path = lmns_checkpath(L, 1);
+	size_t len = lua_rawlen(L, 1);
 	int parents;
 
 	lmns_checkkeys(L, 2, mkdir_keys);
 	parents = lmns_optbool(L, 2, "parents", 0);
-	mode_t mode = 0755;
+	mode_t mode = lmns_mkdir_mode(L, 2);
 	int rc;
 	char *copy;
 
-	if (!lua_isnoneornil(L, 2)) {
-		lua_getfield(L, 2, "mode");
-		if (!lua_isnil(L, -1))
-			mode = (mode_t)luaL_checkinteger(L, -1);
-		lua_pop(L, 1);
-	}
 	if (!parents || len == 0)
 		return lmns_mount_result(L, mkdir(path, mode), "mkdir", path,
 					 NULL);
@@ -412,8 +453,8 @@ Create a symbolic link linkpath pointing to target.
 /* symlink(target, linkpath) - for symlink specs: Lua has no symlink */
 static int lmns_mount_symlink(lua_State *L)
 {
-	const char *target = luaL_checkstring(L, 1);
-	const char *linkpath = luaL_checkstring(L, 2);
+	const char *target = lmns_checkpath(L, 1);
+	const char *linkpath = lmns_checkpath(L, 2);
 
 	return lmns_mount_result(L, symlink(target, linkpath), "symlink",
 				 target, linkpath);

@@ -311,7 +311,7 @@ static void lmns_check_where(lua_State *L, int arg, lmns_where *w)
 			"path or mount fd expected, got %s",
 			luaL_typename(L, arg)));
 	w->dfd = AT_FDCWD;
-	w->path = lua_tostring(L, arg);
+	w->path = lmns_checkpath(L, arg);
 	w->name = w->path;
 	w->empty = 0;
 }
@@ -664,6 +664,11 @@ static int lmns_fsconfig_entry(lua_State *L, int fsfd, const char *fstype)
 			"config '%s' must be a string, number or true, got %s",
 			key, luaL_typename(L, -1)));
 	}
+	/* the kernel would read a key or value cut at a NUL byte */
+	if (strlen(key) != lua_rawlen(L, -2) ||
+	    (value && strlen(value) != lua_rawlen(L, -1)))
+		return luaL_argerror(L, 2, lua_pushfstring(L,
+			"config '%s' contains a NUL byte", key));
 	if (fsfd < 0 || lmns_fsconfig(fsfd, key, value) == 0)
 		return 0;	/* fsfd -1: the checking pass */
 	{
@@ -763,7 +768,7 @@ assert(mountns.move_mount(m, "/mnt")); m:close()
 */
 static int lmns_newapi_fsmount(lua_State *L)
 {
-	const char *fstype = luaL_checkstring(L, 1);
+	const char *fstype = lmns_checkcstring(L, 1, "fstype");
 	unsigned int attrs;
 	lmns_mountfd *fs, *m;
 	int fd, nret;

@@ -208,7 +208,7 @@ static int lmns_ns_kind_index(lua_State *L, int arg)
 		"mnt", "user", "pid", "uts", "ipc", "net", "cgroup", "time",
 		NULL
 	};
-	return luaL_checkoption(L, arg, "mnt", kinds);
+	return lmns_checkoption(L, arg, "mnt", kinds);
 }
 
 /***

@@ -68,7 +68,7 @@ Pin a /proc: later look-ups of this Lua state (`mountinfo`, `namespace`,
 /* pin_proc([path="/proc"]) - resolve later /proc look-ups through path */
 static int lmns_proc_pin(lua_State *L)
 {
-	const char *path = luaL_optstring(L, 1, "/proc");
+	const char *path = lmns_optpath(L, 1, "/proc");
 	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)

@@ -311,7 +311,7 @@ Send a signal to a process.
 static int lmns_process_kill(lua_State *L)
 {
 	pid_t pid = (pid_t)luaL_checkinteger(L, 1);
-	int sig = signums[luaL_checkoption(L, 2, "KILL", signames)];
+	int sig = signums[lmns_checkoption(L, 2, "KILL", signames)];
 
 	if (pid <= 0)
 		return luaL_argerror(L, 1, "a positive PID expected");

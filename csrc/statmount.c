@@ -689,7 +689,7 @@ static int lmns_check_mount_id(lua_State *L, int arg, uint64_t *id,
 		lua_pop(L, 1);
 		return 0;
 	case LUA_TSTRING:
-		*name = lua_tostring(L, arg);
+		*name = lmns_checkpath(L, arg);
 		rc = lmns_mount_id_of(AT_FDCWD, *name, 0, &uid, &unique);
 		break;
 	default:

@@ -500,6 +500,6 @@ describe("the flag parser", function()
     raises(function() parse("mount", { "ro", 7 }) end,
       "(flag #2 is a number, expected a string)")
     raises(function() parse("umount", true) end,
-      "(flags expected (comma string or array), got boolean)")
+      "(flags expected (comma string, list or set of names), got boolean)")
   end)
 end)

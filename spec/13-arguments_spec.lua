@@ -1,0 +1,193 @@
+-- Arguments are read exactly or refused: a flags set, a misspelt option
+-- key, an octal mode string, a path with a NUL byte, a bad argument to a
+-- namespace method. Each of these was silently ignored or misread once
+-- (issue 11); each case checks what the kernel did, or that the call
+-- raised a "bad argument" naming the function before any system call.
+local mountns = require "mountns"
+local helper = require "helper"
+
+local isolate = mountns.isolate
+
+
+-- The message of the error fn raises (fails the test if it does not).
+local function raised(fn, ...)
+  local ok, err = pcall(fn, ...)
+  assert.is_false(ok, "expected an error")
+  return tostring(err)
+end
+
+local function has(text, plain)
+  assert.truthy(text:find(plain, 1, true), text)
+end
+
+describe("arguments", function()
+  local host_before
+  setup(function() host_before = helper.host_mountinfo() end)
+  teardown(function()
+    assert.are.equal(host_before, helper.host_mountinfo())
+  end)
+
+  describe("flags", function()
+    it("a set {ro = true} mounts read-only", function()
+      local opts = isolate(function()
+        local base = helper.sandbox()
+        assert(mountns.mount("t", base, "tmpfs", { ro = true, nodev = true }))
+        return mountns.mountinfo():find(base).options
+      end)
+      assert.truthy(opts:match("^ro,"), opts)
+      assert.truthy(opts:match("nodev"), opts)
+    end)
+
+    it("the mixed form {'ro', nosuid = true} keeps both", function()
+      local opts = isolate(function()
+        local base = helper.sandbox()
+        assert(mountns.mount("t", base, "tmpfs", { "ro", nosuid = true }))
+        return mountns.mountinfo():find(base).options
+      end)
+      assert.truthy(opts:match("^ro,"), opts)
+      assert.truthy(opts:match("nosuid"), opts)
+    end)
+
+    it("a false value leaves the flag out", function()
+      local opts = isolate(function()
+        local base = helper.sandbox()
+        assert(mountns.mount("t", base, "tmpfs", { ro = false, noexec = true }))
+        return mountns.mountinfo():find(base).options
+      end)
+      assert.truthy(opts:match("^rw,"), opts)
+      assert.truthy(opts:match("noexec"), opts)
+    end)
+
+    it("a set takes part in remount and umount too", function()
+      local opts, gone = isolate(function()
+        local base = helper.sandbox()
+        assert(mountns.mount("t", base, "tmpfs"))
+        assert(mountns.remount(base, { ro = true }, nil, { bind = true }))
+        local o = mountns.mountinfo():find(base).options
+        assert(mountns.umount(base, { detach = true }))
+        return o, mountns.mountinfo():find(base) == nil
+      end)
+      assert.truthy(opts:match("^ro,"), opts)
+      assert.is_true(gone)
+    end)
+
+    it("raises on a bad name, value or key, before the system call", function()
+      local parse = mountns._parse_flags
+      has(raised(parse, "mount", { rdonly = true }), "(unknown flag 'rdonly')")
+      has(raised(parse, "mount", { ro = 1 }),
+        "(flag 'ro' must be true or false, got number)")
+      has(raised(parse, "mount", { "ro", [3] = "nosuid" }), "(unexpected key 3")
+      has(raised(parse, "mount", { [true] = true }), "(unexpected key")
+      assert.are.equal(parse("mount", "ro,nosuid"),
+        parse("mount", { ro = true, nosuid = true }))
+      -- the real call raises too, and mounts nothing
+      local msg, mounted = isolate(function()
+        local base = helper.sandbox()
+        local ok, err = pcall(mountns.mount, "t", base, "tmpfs", { "ro", nosiud = true })
+        return not ok and err, mountns.mountinfo():find(base) ~= nil
+      end)
+      has(msg, "bad argument #4 to '")
+      has(msg, "(unknown flag 'nosiud')")
+      assert.is_false(mounted)
+    end)
+  end)
+
+  describe("paths with a NUL byte", function()
+    it("raise in every core call instead of acting on the prefix", function()
+      local r = isolate(function()
+        local base = helper.sandbox()
+        assert(mountns.mkdir(base .. "/c"))
+        local bad = base .. "/c\0garbage"
+        local out = {}
+        local function try(name, ...)
+          local ok, err = pcall(mountns[name], ...)
+          out[#out + 1] = { name, not ok and tostring(err) or "no error" }
+        end
+        try("mount", "t", bad, "tmpfs")
+        try("mount", bad, base .. "/c", nil, "bind")
+        try("mount", "t", base .. "/c", "tmp\0fs")
+        try("mount", "t", base .. "/c", "tmpfs", nil, "size=1m\0x")
+        try("bind", bad, base .. "/c")
+        try("bind", base, bad)
+        try("move", bad, base .. "/c")
+        try("umount", bad)
+        try("remount", bad)
+        try("make_shared", bad)
+        try("make_private", bad)
+        try("make_slave", bad)
+        try("make_unbindable", bad)
+        try("mkdir", base .. "/d\0x")
+        try("chdir", bad)
+        try("symlink", "x", base .. "/l\0x")
+        try("pivot_root", bad, base)
+        try("pin_proc", "/proc\0x")
+        try("open_tree", bad)
+        try("move_mount", bad, base)
+        try("mount_setattr", bad, { ro = true })
+        try("fsmount", "tmp\0fs")
+        try("fsmount", "tmpfs", { size = "1m\0x" })
+        try("statmount", bad)
+        -- nothing was created or mounted at the prefix
+        local t = mountns.mountinfo()
+        out.mounted_c = t:find(base .. "/c") ~= nil
+        out.d = io.open(base .. "/d") ~= nil
+        out.l = io.open(base .. "/l") ~= nil
+        return out
+      end)
+      for _, c in ipairs(r) do
+        local name, msg = c[1], c[2]
+        assert.truthy(msg:find("bad argument #%d to '"), name .. ": " .. msg)
+        assert.truthy(msg:find("contains a NUL byte)", 1, true), name .. ": " .. msg)
+      end
+      has(r[1][2], "(path contains a NUL byte)")
+      has(r[3][2], "(fstype contains a NUL byte)")
+      has(r[4][2], "(data contains a NUL byte)")
+      assert.is_false(r.mounted_c)
+      assert.is_false(r.d)
+      assert.is_false(r.l)
+    end)
+
+    it("a choice or an option key with a NUL byte is not its prefix", function()
+      has(raised(mountns.namespace, nil, "mnt\0x"), "contains a NUL byte")
+      has(raised(mountns.unshare, { ["mount\0x"] = true }), "(unknown option 'mount")
+      has(raised(mountns.unshare, { propagation = "private\0x" }),
+        "option 'propagation': invalid value 'private")
+    end)
+  end)
+
+  describe("mkdir's mode", function()
+    it("reads an octal string as octal, an integer as it is", function()
+      local modes = isolate(function()
+        local base = helper.sandbox()
+        local out = {}
+        for i, m in ipairs { "0750", "750", 488, "0" } do
+          local p = base .. "/m" .. i
+          assert(mountns.mkdir(p, { mode = m }))
+          out[i] = helper.sh("stat -c %a " .. p)
+        end
+        return out
+      end)
+      -- 0750 and 488 (octal 0750) are untouched by the usual umask 022
+      assert.are.same({ "750", "750", "750", "0" }, modes)
+    end)
+
+    it("raises on a string that is not octal, and creates nothing", function()
+      local msgs, made = isolate(function()
+        local base = helper.sandbox()
+        local out = {}
+        for i, m in ipairs { "0755x", "0o755", "493", "", "77777", -1, 4096, 7.5, true } do
+          local ok, err = pcall(mountns.mkdir, base .. "/m" .. i, { mode = m })
+          out[i] = not ok and tostring(err) or "no error"
+        end
+        return out, io.open(base .. "/m1") ~= nil
+      end)
+      for i, msg in ipairs(msgs) do
+        assert.truthy(msg:find("bad argument #2 to '", 1, true), i .. ": " .. msg)
+        assert.truthy(msg:find("mode", 1, true), i .. ": " .. msg)
+      end
+      has(msgs[1], "(mode '0755x' is not an octal mode")
+      has(msgs[3], "(mode '493' is not an octal mode")
+      assert.is_false(made)
+    end)
+  end)
+end)
