@@ -21,10 +21,11 @@ local FIELDS = { "id", "parent_id", "major", "minor", "root", "target",
   "options", "fstype", "source", "super_options", "shared", "master",
   "propagate_from", "unbindable", "propagation" }
 
--- A user namespace mapping 0..9 inside to 1000..1009 outside, held by a
--- handle: a child unshares it, the parent writes the maps, opens the handle
--- and lets the child go.
-local function userns_handle()
+-- A user namespace held by a handle, its uid_map and gid_map both `ids`
+-- (default "0 1000 10": 0..9 inside are 1000..1009 outside): a child
+-- unshares it, the parent writes the maps, opens the handle and lets the
+-- child go.
+local function userns_handle(ids)
   local core = require "mountns.core"
   local r1, w1 = assert(core.pipe())
   local r2, w2 = assert(core.pipe())
@@ -42,7 +43,7 @@ local function userns_handle()
   assert(core.read_exact(r1, 1))
   for _, map in ipairs { "uid_map", "gid_map" } do
     local f = assert(io.open("/proc/" .. pid .. "/" .. map, "w"))
-    assert(f:write("0 1000 10\n"))
+    assert(f:write((ids or "0 1000 10") .. "\n"))
     assert(f:close())
   end
   local h = assert(mountns.namespace(pid, "user"))
@@ -133,6 +134,32 @@ describe("new mount API", function()
       end)
       -- on disk 0 and 3:4 are IDs inside the namespace, seen as 1000+
       assert.are.equal("1000:1000\n1003:1004", owner)
+      assert.truthy(options:match(",idmapped"))
+    end)
+
+    -- what an unprivileged user can do too: its namespace has one ID (0),
+    -- so the idmap's one line moves that ID off 0, and the file's owner is
+    -- then an ID the mount does not map: the kernel shows the overflow ID
+    it("makes an idmapped mount whose map leaves the owner out (any user)", function()
+      if not need("mount_setattr") then return end
+      local owner, options = isolate(function()
+        local base = helper.sandbox()
+        assert(mountns.mkdir(base .. "/src")); assert(mountns.mkdir(base .. "/dst"))
+        assert(mountns.mount("t", base .. "/src", "tmpfs"))
+        local f = assert(io.open(base .. "/src/f", "w")); f:close()
+        local userns = userns_handle("5 0 1")
+        local tree = assert(mountns.open_tree(base .. "/src", { clone = true }))
+        assert(mountns.mount_setattr(tree, { idmap = userns }))
+        assert(mountns.move_mount(tree, base .. "/dst"))
+        tree:close(); userns:close()
+        return helper.sh("stat -c %u:%g " .. base .. "/src/f " .. base .. "/dst/f"),
+               mountns.mountinfo():find(base .. "/dst").options
+      end)
+      local function overflow(id) -- 65534 unless the admin changed it
+        local f = assert(io.open("/proc/sys/kernel/overflow" .. id))
+        local n = f:read("*n"); f:close(); return n
+      end
+      assert.are.equal("0:0\n" .. overflow("uid") .. ":" .. overflow("gid"), owner)
       assert.truthy(options:match(",idmapped"))
     end)
   end)
