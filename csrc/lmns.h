@@ -85,6 +85,15 @@ int lmns_checkoption(lua_State *L, int arg, const char *def,
 void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set);
 void lmns_flags_open(lua_State *L);
 
+/* mountinfo.c: the propagation word of a record (mountinfo and statmount),
+ * lmns_propagation_words[lmns_propagation(shared, slave, unbindable)] */
+#define LMNS_PROPAGATION_SHARED 1
+#define LMNS_PROPAGATION_SLAVE 2
+#define LMNS_PROPAGATION_UNBINDABLE 4
+#define LMNS_PROPAGATION_WORDS 8
+extern const char *const lmns_propagation_words[LMNS_PROPAGATION_WORDS];
+int lmns_propagation(int shared, int slave, int unbindable);
+
 /* proc.c: /proc access that survives pivot_root (see lmns_proc_open) */
 int lmns_proc_open(lua_State *L, const char *relpath, int flags);
 void lmns_proc_open_lib(lua_State *L);

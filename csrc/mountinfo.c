@@ -7,6 +7,8 @@
  * so a dropped line would be a silent lie: every line is first checked to
  * have the shape of proc(5)'s mountinfo record, and the parser's error
  * callback plus an entry count catch anything libmount still refuses.
+ * Where libmount is lossy (a raw space in super options, "\000" in a
+ * root, a "/dev/root" source), the record takes the field from the text.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -69,53 +71,130 @@ static const char *lmns_check_optional(const char *f, size_t len)
 	return NULL;
 }
 
+/* A field of a line: where it starts and how long it is. */
+typedef struct lmns_span {
+	const char *p;
+	size_t len;
+} lmns_span;
+
+/* The fields of a checked line that mountns takes from the text itself. */
+typedef struct lmns_fields {
+	lmns_span root, target, source, super;
+} lmns_fields;
+
+#define LMNS_TOO_FEW_TAIL "expected FSTYPE SOURCE SUPER_OPTIONS after ' - '"
+
+/* NUL or raw tab in a field: libmount would cut or split it there. */
+static const char *lmns_check_bytes(const char *f, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (f[i] == '\0')
+			return "NUL byte in line";
+		if (f[i] == '\t')
+			return "raw tab in line (the kernel writes \\011)";
+	}
+	return NULL;
+}
+
 /*
  * Check one line (without its '\n'): "ID PARENT MAJ:MIN ROOT TARGET OPTS
- * [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTS". Returns NULL or a reason.
- * The kernel escapes space, tab, newline and backslash as \ooo, so a field
- * never holds a raw blank; libmount splits at tabs too, hence no raw tab.
- * SOURCE alone may be empty (mount(2) with source "" gives "tmpfs  rw").
+ * [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS", as fs/proc_namespace.c's
+ * show_mountinfo writes it. Returns NULL (and the fields mountns reads from
+ * the text in *out) or the first defect, reading left to right.
+ *
+ * The kernel escapes space, tab, newline and backslash as \ooo in every
+ * field up to SOURCE, so those fields are split at single spaces and never
+ * hold a raw blank; SOURCE alone may be empty (mount(2) with source "" gives
+ * "tmpfs  rw"). SUPER_OPTIONS is the rest of the line: the kernel leaves
+ * each filesystem to print its own options, and some print values raw (9p
+ * on WSL 2: "aname=drvfs;path=C:\Program Files\..."; cifs before Linux
+ * 3.10: "unc=\\host\A B"). With one ' - ' after the optional fields and
+ * FSTYPE and SOURCE escaped, such a line is unambiguous, so there is no
+ * "too many fields": the words after SOURCE are all super options. A raw
+ * tab stays an error everywhere (libmount splits at tabs; no real option
+ * value holds one), and so does a trailing space.
  */
-static const char *lmns_check_line(const char *line, size_t len)
+static const char *lmns_check_line(const char *line, size_t len,
+				   lmns_fields *out)
 {
 	const char *p = line, *end = line + len, *f, *why;
-	size_t n = 0, sep = 0;
+	size_t n = 0, flen;
 
-	if (memchr(line, '\0', len))
-		return "NUL byte in line";
-	if (memchr(line, '\t', len))
-		return "raw tab in line (the kernel writes \\011)";
-	while (p < end) {
+	/* ID PARENT MAJ:MIN ROOT TARGET OPTS [OPTIONAL...] - */
+	for (;;) {
 		f = p;
 		while (p < end && *p != ' ')
 			p++;
-		if (p == f && !(sep && n + 1 == sep + 2))
-			return "empty field (double space)";
+		flen = (size_t)(p - f);
 		n++;
-		if (n >= 7 && !sep && !(p - f == 1 && *f == '-')) {
-			why = lmns_check_optional(f, (size_t)(p - f));
+		why = lmns_check_bytes(f, flen);
+		if (why)
+			return why;
+		if (flen == 0)
+			return "empty field (double space)";
+		if (n == 1 && !lmns_is_number(f, flen))
+			return "mount ID is not a number";
+		if (n == 2 && !lmns_is_number(f, flen))
+			return "parent ID is not a number";
+		if (n == 3 && !lmns_is_devno(f, flen))
+			return "device is not MAJOR:MINOR";
+		if (n == 4)
+			out->root = (lmns_span){ f, flen };
+		if (n == 5)
+			out->target = (lmns_span){ f, flen };
+		if (n >= 7 && flen == 1 && *f == '-')
+			break;
+		if (n >= 7) {
+			why = lmns_check_optional(f, flen);
 			if (why)
 				return why;
 		}
-		if (n == 1 && !lmns_is_number(f, (size_t)(p - f)))
-			return "mount ID is not a number";
-		if (n == 2 && !lmns_is_number(f, (size_t)(p - f)))
-			return "parent ID is not a number";
-		if (n == 3 && !lmns_is_devno(f, (size_t)(p - f)))
-			return "device is not MAJOR:MINOR";
-		if (n >= 7 && !sep && p - f == 1 && *f == '-')
-			sep = n;
-		if (p < end)
-			p++;
-		if (p == end && end[-1] == ' ')
+		if (p == end)
+			return n < 6 ? "too few fields" :
+			       "no ' - ' separator after the optional fields";
+		if (++p == end)
 			return "trailing space";
 	}
-	if (n < 6)
-		return "too few fields";
-	if (!sep)
-		return "no ' - ' separator after the optional fields";
-	if (n - sep != 3)
-		return "expected FSTYPE SOURCE SUPER_OPTIONS after ' - '";
+	/* FSTYPE: a word */
+	if (p == end)
+		return LMNS_TOO_FEW_TAIL;
+	if (++p == end)
+		return "trailing space";
+	f = p;
+	while (p < end && *p != ' ')
+		p++;
+	why = lmns_check_bytes(f, (size_t)(p - f));
+	if (why)
+		return why;
+	if (p == f)
+		return "empty field (double space)";
+	if (p == end)
+		return LMNS_TOO_FEW_TAIL;
+	if (++p == end)
+		return "trailing space";
+	/* SOURCE: a word, maybe empty */
+	f = p;
+	while (p < end && *p != ' ')
+		p++;
+	why = lmns_check_bytes(f, (size_t)(p - f));
+	if (why)
+		return why;
+	out->source = (lmns_span){ f, (size_t)(p - f) };
+	if (p == end)
+		return LMNS_TOO_FEW_TAIL;
+	if (++p == end)
+		return "trailing space";
+	/* SUPER_OPTIONS: the rest of the line */
+	why = lmns_check_bytes(p, (size_t)(end - p));
+	if (why)
+		return why;
+	if (*p == ' ')
+		return "empty field (double space)";
+	if (end[-1] == ' ')
+		return "trailing space";
+	out->super = (lmns_span){ p, (size_t)(end - p) };
 	return NULL;
 }
 
@@ -135,6 +214,7 @@ static long lmns_check_text(const char *text, size_t len, const char **why)
 {
 	const char *p = text, *end = text + len, *nl;
 	long lineno = 0, records = 0;
+	lmns_fields fields;
 
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -142,7 +222,7 @@ static long lmns_check_text(const char *text, size_t len, const char **why)
 			nl = end;
 		lineno++;
 		if (lmns_line_len(p, nl)) {	/* an empty line is no record */
-			*why = lmns_check_line(p, lmns_line_len(p, nl));
+			*why = lmns_check_line(p, lmns_line_len(p, nl), &fields);
 			if (*why)
 				return -lineno;
 			records++;
@@ -168,17 +248,42 @@ static void lmns_set_int(lua_State *L, const char *key, lua_Integer v)
 	lua_setfield(L, -2, key);
 }
 
+/* ---- the propagation word ------------------------------------------- */
+
+/*
+ * One word for a mount's propagation, shared by mountinfo and statmount
+ * records, indexed by LMNS_PROPAGATION_SHARED | _SLAVE | _UNBINDABLE. It
+ * is findmnt's PROPAGATION column (misc-utils/findmnt.c: "shared" or
+ * "private", then ",slave", then ",unbindable") without the "private,"
+ * that findmnt puts before "slave" and "unbindable": each word names the
+ * --make-* operations that give that state, and no flag is ever lost. The
+ * kernel itself shows only the first five (making a mount shared clears
+ * unbindable, making it unbindable drops its master and peers), but
+ * mountinfo text may say any of the eight.
+ */
+const char *const lmns_propagation_words[LMNS_PROPAGATION_WORDS] = {
+	"private", "shared", "slave", "shared,slave",
+	"unbindable", "shared,unbindable", "slave,unbindable",
+	"shared,slave,unbindable"
+};
+
+int lmns_propagation(int shared, int slave, int unbindable)
+{
+	return (shared ? LMNS_PROPAGATION_SHARED : 0) |
+	       (slave ? LMNS_PROPAGATION_SLAVE : 0) |
+	       (unbindable ? LMNS_PROPAGATION_UNBINDABLE : 0);
+}
+
 /*
  * The optional fields ("shared:1 master:2 propagate_from:3 unbindable")
- * become shared/master/propagate_from IDs, unbindable, and one propagation
- * word as findmnt's PROPAGATION column prints it.
+ * become shared/master/propagate_from IDs, unbindable, and the propagation
+ * word.
  */
 static void lmns_set_propagation(lua_State *L, const char *opt)
 {
 	long shared = 0, master = 0, from = 0;
 	int unbindable = 0;
 	const char *p = opt ? opt : "";
-	const char *word;
 
 	while (*p) {
 		while (*p == ' ')
@@ -203,17 +308,8 @@ static void lmns_set_propagation(lua_State *L, const char *opt)
 		lmns_set_int(L, "propagate_from", from);
 	lua_pushboolean(L, unbindable);
 	lua_setfield(L, -2, "unbindable");
-	if (unbindable)
-		word = "unbindable";
-	else if (shared && master)
-		word = "shared,slave";
-	else if (shared)
-		word = "shared";
-	else if (master)
-		word = "slave";
-	else
-		word = "private";
-	lua_pushstring(L, word);
+	lua_pushstring(L, lmns_propagation_words[lmns_propagation(shared != 0,
+				master != 0, unbindable)]);
 	lua_setfield(L, -2, "propagation");
 }
 
@@ -244,41 +340,31 @@ static void lmns_set_unescaped(lua_State *L, const char *key, const char *s,
 }
 
 /*
- * One record from libmount's entry and its (validated) line. SOURCE and
- * TARGET come from the line itself: libmount rewrites a "/dev/root" source
- * into a device of the host that parses the text, and newer versions cut
- * " (deleted)" off a target; mountns reports what the kernel wrote.
+ * One record from libmount's entry and its (validated) line. The string
+ * fields but OPTIONS and FSTYPE come from the line itself: libmount cuts
+ * SUPER_OPTIONS at a raw space (9p, old cifs) and ROOT at an escaped NUL,
+ * rewrites a "/dev/root" source into a device of the host that parses the
+ * text, and (up to 2.37) cut " (deleted)" off a target; mountns reports
+ * what the kernel wrote.
  */
 static void lmns_push_record(lua_State *L, struct libmnt_fs *fs,
 			     const char *line, size_t len)
 {
 	dev_t dev = mnt_fs_get_devno(fs);
-	const char *t, *te, *s, *se;
-	int i;
+	lmns_fields f;
 
-	/* TARGET is field 5; SOURCE is between the last two spaces */
-	for (t = line, i = 0; i < 4; i++)
-		t = (const char *)memchr(t, ' ', len - (size_t)(t - line)) + 1;
-	te = memchr(t, ' ', len - (size_t)(t - line));
-	se = line + len - 1;
-	while (*se != ' ')
-		se--;
-	s = se - 1;
-	while (*s != ' ')
-		s--;
-	s++;
-
+	(void)lmns_check_line(line, len, &f);	/* checked: fills f */
 	lua_createtable(L, 0, 16);
 	lmns_set_int(L, "id", mnt_fs_get_id(fs));
 	lmns_set_int(L, "parent_id", mnt_fs_get_parent_id(fs));
 	lmns_set_int(L, "major", major(dev));
 	lmns_set_int(L, "minor", minor(dev));
-	lmns_set_str(L, "root", mnt_fs_get_root(fs));
-	lmns_set_unescaped(L, "target", t, (size_t)(te - t));
+	lmns_set_unescaped(L, "root", f.root.p, f.root.len);
+	lmns_set_unescaped(L, "target", f.target.p, f.target.len);
 	lmns_set_str(L, "options", mnt_fs_get_vfs_options(fs));
 	lmns_set_str(L, "fstype", mnt_fs_get_fstype(fs));
-	lmns_set_unescaped(L, "source", s, (size_t)(se - s));
-	lmns_set_str(L, "super_options", mnt_fs_get_fs_options(fs));
+	lmns_set_unescaped(L, "source", f.source.p, f.source.len);
+	lmns_set_unescaped(L, "super_options", f.super.p, f.super.len);
 	lmns_set_propagation(L, mnt_fs_get_optional_fields(fs));
 }
 
@@ -380,8 +466,12 @@ the array into a mount table (see `mountns.table`).
 Each record has `id`, `parent_id`, `major`, `minor`, `root`, `target`,
 `options` (per-mount), `fstype`, `source`, `super_options`, the optional
 fields as `shared`, `master`, `propagate_from` (peer group IDs, absent when
-0) and `unbindable`, and `propagation`: `"shared"`, `"slave"`,
-`"shared,slave"`, `"private"` or `"unbindable"`, as findmnt prints it.
+0) and `unbindable`, and `propagation`: `"private"`, `"shared"`,
+`"slave"`, `"shared,slave"` or `"unbindable"` (what the kernel shows;
+text may also give `"slave,unbindable"`, `"shared,unbindable"` and
+`"shared,slave,unbindable"`): findmnt's PROPAGATION without its
+`"private,"` before `slave` and `unbindable`. SUPER_OPTIONS is the rest
+of the line, raw spaces included (9p, old cifs print values unescaped).
 @function parse_mountinfo
 @tparam string text
 @treturn[1] {table,...} the records

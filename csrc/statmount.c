@@ -282,16 +282,15 @@ enum {
 	K_FSTYPE, K_SOURCE, K_SUPER_OPTIONS, K_SHARED, K_MASTER,
 	K_PROPAGATE_FROM, K_UNBINDABLE, K_PROPAGATION, K_UNIQUE_ID,
 	K_PARENT_UNIQUE_ID,
-	P_SHARED, P_SHARED_SLAVE, P_SLAVE, P_PRIVATE, P_UNBINDABLE,
-	K_COUNT
+	P_WORDS,	/* then the propagation words (mountinfo.c), as values */
+	K_COUNT = P_WORDS + LMNS_PROPAGATION_WORDS
 };
 
-static const char *const key_names[K_COUNT] = {
+static const char *const key_names[P_WORDS] = {
 	"id", "parent_id", "major", "minor", "root", "target", "options",
 	"fstype", "source", "super_options", "shared", "master",
 	"propagate_from", "unbindable", "propagation", "unique_id",
-	"parent_unique_id",
-	"shared", "shared,slave", "slave", "private", "unbindable"
+	"parent_unique_id"
 };
 
 /*
@@ -317,7 +316,8 @@ static void lmns_builder_init(lua_State *L, lmns_builder *b, int want_from)
 	luaL_checkstack(L, K_COUNT + M_COUNT + 8, "statmount records");
 	b->keys = lua_gettop(L) + 1;
 	for (i = 0; i < K_COUNT; i++)
-		lua_pushstring(L, key_names[i]);
+		lua_pushstring(L, i < P_WORDS ? key_names[i] :
+			       lmns_propagation_words[i - P_WORDS]);
 	b->memo = lua_gettop(L) + 1;
 	for (i = 0; i < M_COUNT; i++) {
 		lua_pushnil(L);
@@ -437,7 +437,6 @@ static void lmns_push_sm_record(lua_State *L, lmns_builder *b,
 	int from = b->want_from && (sm->mask & STATMOUNT_PROPAGATE_FROM) &&
 		   sm->propagate_from && sm->propagate_from != sm->mnt_master;
 	size_t n;
-	int word;
 
 	lua_createtable(L, 0, 14 + shared + slave + from);
 	lmns_rec_int(L, b, K_ID, sm->mnt_id_old);
@@ -480,17 +479,8 @@ static void lmns_push_sm_record(lua_State *L, lmns_builder *b,
 	lua_pushvalue(L, b->keys + K_UNBINDABLE);
 	lua_pushboolean(L, (prop & LMNS_MS_UNBINDABLE) != 0);
 	lua_rawset(L, -3);
-	if (prop & LMNS_MS_UNBINDABLE)
-		word = P_UNBINDABLE;
-	else if (shared && slave)
-		word = P_SHARED_SLAVE;
-	else if (shared)
-		word = P_SHARED;
-	else if (slave)
-		word = P_SLAVE;
-	else
-		word = P_PRIVATE;
-	lmns_rec_key(L, b, K_PROPAGATION, word);
+	lmns_rec_key(L, b, K_PROPAGATION, P_WORDS + lmns_propagation(shared,
+			slave, (prop & LMNS_MS_UNBINDABLE) != 0));
 	lmns_rec_int(L, b, K_UNIQUE_ID, (lua_Integer)sm->mnt_id);
 	lmns_rec_int(L, b, K_PARENT_UNIQUE_ID, (lua_Integer)sm->mnt_parent_id);
 }

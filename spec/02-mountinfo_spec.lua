@@ -197,9 +197,24 @@ describe("mountinfo parser", function()
       assert.are.same({ 4, 1, nil, false, "shared,slave" }, fields(t:find("/sm")))
       -- proc(5): unknown tags are skipped; "unbindablex" is not "unbindable"
       assert.are.same({ 2, nil, nil, false, "shared" }, fields(t:find("/f")))
+      -- the kernel shows none of these, but a word never drops a flag
+      local combos = parse_ok(table.concat({
+        "8 1 0:2 / /mu rw master:3 unbindable - tmpfs a rw",
+        "9 1 0:2 / /su rw shared:5 unbindable - tmpfs a rw",
+        "10 1 0:2 / /smu rw shared:6 master:3 propagate_from:2 unbindable - t a rw",
+      }, "\n"))
+      assert.are.same({ nil, 3, nil, true, "slave,unbindable" }, fields(combos[1]))
+      assert.are.same({ 5, nil, nil, true, "shared,unbindable" }, fields(combos[2]))
+      assert.are.same({ 6, 3, 2, true, "shared,slave,unbindable" }, fields(combos[3]))
       local max = t:find("/max")
       assert.are.same({ 2147483647, 4095, 1048575, 2147483647 },
         { max.id, max.major, max.minor, max.shared })
+    end)
+
+    it("decodes ROOT from the text like TARGET (libmount stops at \\000)", function()
+      local m = parse_ok("114 1 0:54 \\000\\000x \\000\\000x rw - tmpfs tmpfs rw\n")[1]
+      assert.are.equal("\0\0x", m.root)
+      assert.are.equal(m.root, m.target)
     end)
 
     it("keeps an nsfs root such as mnt:[4026531841]", function()
@@ -239,6 +254,64 @@ describe("mountinfo parser", function()
       for i = 1, #a do assert.are.same(a[i], b[i]) end
       assert.are.same({}, { unpack(parse_ok("")) })
       assert.are.same({}, { unpack(parse_ok("\n\n\r\n")) })
+    end)
+  end)
+
+  describe("the propagation word and findmnt's PROPAGATION column", function()
+    -- findmnt (misc-utils/findmnt.c) prints "shared" or "private", then
+    -- ",slave", then ",unbindable"; mountns drops its "private," prefix
+    local function findmnt_word(word)
+      if word == "private" or word:match("^shared") then return word end
+      return "private," .. word
+    end
+    -- findmnt's PROPAGATION by mount ID
+    local function findmnt_column(args)
+      local out = {}
+      for id, word in helper.sh("findmnt -r -n -o ID,PROPAGATION " .. args)
+          :gmatch("(%d+) (%S+)") do
+        out[tonumber(id)] = word
+      end
+      return out
+    end
+
+    it("matches findmnt for all eight combinations of optional fields", function()
+      local tags = { "", "shared:1", "master:2", "shared:3 master:2", "unbindable",
+        "shared:4 unbindable", "master:2 unbindable", "shared:5 master:2 unbindable" }
+      local lines = {}
+      for i, tag in ipairs(tags) do
+        lines[i] = string.format("%d 1 0:%d / /m%d rw%s - tmpfs t rw", i, i, i,
+          tag == "" and "" or " " .. tag)
+      end
+      local text = table.concat(lines, "\n") .. "\n"
+      local file = os.tmpname()
+      local f = assert(io.open(file, "w"))
+      f:write(text)
+      f:close()
+      local ok, column = pcall(findmnt_column, "-F " .. file)
+      os.remove(file)
+      assert(ok, column)
+      local words, n = {}, 0
+      for _, m in ipairs(parse_ok(text)) do
+        assert.are.equal(column[m.id], findmnt_word(m.propagation))
+        if not words[m.propagation] then n = n + 1 end
+        words[m.propagation] = true
+      end
+      assert.are.equal(8, n)
+    end)
+
+    it("matches findmnt on every mount of a namespace with every kind", function()
+      local column, t = isolate(function()
+        helper.propagation_kinds(helper.sandbox())
+        return findmnt_column(""), assert(mountns.mountinfo())
+      end)
+      local kinds = {}
+      for _, m in ipairs(t) do
+        assert.are.equal(column[m.id], findmnt_word(m.propagation))
+        kinds[m.propagation] = true
+      end
+      for _, k in ipairs { "private", "shared", "slave", "shared,slave", "unbindable" } do
+        assert.is_true(kinds[k], k)
+      end
     end)
   end)
 
@@ -325,6 +398,58 @@ describe("mountinfo parser", function()
     end)
   end)
 
+  describe("super options with raw spaces (real kernel output)", function()
+    -- fs/proc_namespace.c show_mountinfo escapes every field up to SOURCE
+    -- but leaves SUPER_OPTIONS to the filesystem; some print values raw
+    local WSL = "1146 77 0:149 / /Docker/host rw,noatime - 9p drvfs rw,dirsync,"
+      .. "aname=drvfs;path=C:\\Program Files\\Docker\\Docker\\resources;"
+      .. "symlinkroot=/mnt/,mmap,access=client,msize=262144,trans=virtio"
+    local CIFS = "31 21 0:23 / /DATA/foo rw,relatime - cifs //foo/BLA\\040BLA/ "
+      .. "rw,sec=ntlm,unc=\\\\foo\\BLA BLA,username=me,uid=0"
+
+    it("9p on WSL 2 with Docker Desktop: the whole tail is the super options", function()
+      local m = parse_ok(WSL)[1]
+      assert.are.equal("9p", m.fstype)
+      assert.are.equal("drvfs", m.source)
+      assert.are.equal("/Docker/host", m.target)
+      assert.are.equal("rw,dirsync,aname=drvfs;path=C:\\Program Files\\Docker"
+        .. "\\Docker\\resources;symlinkroot=/mnt/,mmap,access=client,"
+        .. "msize=262144,trans=virtio", m.super_options)
+    end)
+
+    it("cifs before Linux 3.10: unc= raw, SOURCE escaped", function()
+      local m = parse_ok(CIFS)[1]
+      assert.are.equal("//foo/BLA BLA/", m.source)
+      assert.are.equal("rw,sec=ntlm,unc=\\\\foo\\BLA BLA,username=me,uid=0",
+        m.super_options)
+    end)
+
+    it("one such line no longer refuses the whole table", function()
+      local t = parse_ok(table.concat({ SH1, WSL, CIFS, SH2 }, "\n"))
+      assert.are.same({ 61, 81, 124, 228, 1146, 31, 147, 221, 224 }, ids(t))
+      assert.are.equal("drvfs", t:by_id(1146).source)
+      assert.are.equal("/X", t:by_id(221).target)
+    end)
+
+    it("decodes escapes there too; an empty SOURCE still reads", function()
+      local m = parse_ok("9 1 0:5 / /e rw - tmpfs  rw,a\\040b c d\n")[1]
+      assert.are.equal("", m.source)
+      assert.are.equal("rw,a b c d", m.super_options)
+    end)
+
+    it("still refuses a leading or trailing space and a raw tab there", function()
+      local t, err = mountns.parse_mountinfo("9 1 0:5 / /e rw - tmpfs a  rw\n")
+      assert.is_nil(t)
+      assert.are.equal("line 1: empty field (double space)", err)
+      t, err = mountns.parse_mountinfo("9 1 0:5 / /e rw - tmpfs a rw x \n")
+      assert.is_nil(t)
+      assert.are.equal("line 1: trailing space", err)
+      t, err = mountns.parse_mountinfo("9 1 0:5 / /e rw - tmpfs a rw x\ty\n")
+      assert.is_nil(t)
+      assert.are.equal("line 1: raw tab in line (the kernel writes \\011)", err)
+    end)
+  end)
+
   describe("text that is not mountinfo", function()
     local function refuses(text, lineno, why)
       local t, err = mountns.parse_mountinfo(text)
@@ -369,12 +494,28 @@ describe("mountinfo parser", function()
         "expected FSTYPE SOURCE SUPER_OPTIONS after ' - '")
     end)
 
-    it("a missing ' - ' separator, or too many fields after it", function()
+    it("a missing ' - ' separator, or too few fields after it", function()
       refuses("61 0 8:2 / / rw,relatime ext4 /dev/sda2 rw\n", 1,
         "no ' - ' separator after the optional fields")
       refuses("61 0 8:2 / / - ext4 /dev/sda2\n", 1,
         "no ' - ' separator after the optional fields")
-      refuses(good .. " extra\n", 1, "expected FSTYPE SOURCE SUPER_OPTIONS after ' - '")
+      refuses("61 0 8:2 / / rw - ext4\n", 1,
+        "expected FSTYPE SOURCE SUPER_OPTIONS after ' - '")
+      -- no "too many fields": the words after SOURCE are all super options
+      assert.are.equal("rw extra", parse_ok(good .. " extra\n")[1].super_options)
+    end)
+
+    it("names the first defect, reading the line left to right", function()
+      -- each line has two defects; the first one is named
+      refuses("x 0 8:2 / / rw - a b c\td\n", 1, "mount ID is not a number")
+      refuses("1 0 8:2 / /x  rw - a b c\0\n", 1, "empty field (double space)")
+      refuses("1 0 8:2 /\0 /x rw shared:0 - a b c\n", 1, "NUL byte in line")
+      refuses("1 0 8:2 / /x rw shared:0 - a b c\td\n", 1,
+        "optional field without a peer group ID >= 1")
+      refuses("1 0 8:2 / /x rw shared:0 master:1x - a\tb c\n", 1,
+        "optional field without a peer group ID >= 1")
+      refuses("1 0 8:2 / /x rw - a\tb  c\n", 1,
+        "raw tab in line (the kernel writes \\011)")
     end)
 
     it("NUL bytes, raw tabs, double and trailing spaces", function()
