@@ -7,6 +7,10 @@ local mountns = require "mountns"
 local helper = require "helper"
 
 local isolate = mountns.isolate
+local scenario = mountns.scenario
+-- an error raised at a line of this file (the user's line)
+local HERE = "13%-arguments_spec%.lua:%d+: "
+local AT = "^[^:\n]*" .. HERE -- the whole message starts there
 
 
 -- The message of the error fn raises (fails the test if it does not).
@@ -188,6 +192,156 @@ describe("arguments", function()
       has(msgs[1], "(mode '0755x' is not an octal mode")
       has(msgs[3], "(mode '493' is not an octal mode")
       assert.is_false(made)
+    end)
+  end)
+
+  describe("options tables of the Lua layer", function()
+    -- a misspelt key used to be ignored: the call ran with the default
+    it("scenario, isolate_with and mounts raise on an unknown key", function()
+      local ran = false
+      local e1 = raised(function() scenario("s", function() ran = true end, { timout = 2 }) end)
+      local e2 = raised(function() scenario(function() end, { lable = "x" }) end)
+      local e3 = raised(function() scenario(function() end, { timeout = "2" }) end)
+      local e4 = raised(function() mountns.mounts { propagte_from = true } end)
+      local e5 = raised(function() mountns.mounts(nil, { 1 }) end)
+      assert.is_false(ran)
+      assert.matches(AT .. "bad argument #3 to 'scenario' %(unknown option 'timout'%)$", e1)
+      assert.matches(HERE .. "bad argument #2 to 'scenario' %(unknown option 'lable'%)", e2)
+      assert.matches(HERE .. "bad argument #2 to 'scenario' %(option 'timeout' must be",
+        e3)
+      assert.matches(HERE .. "bad argument #1 to 'mounts' %(unknown option 'propagte_from'%)", e4)
+      assert.matches(HERE .. "bad argument #2 to 'mounts' %(option keys must be strings", e5)
+    end)
+
+    it("namespace methods, watch, propagates, dot and the recipes raise too", function()
+      local recipes = require "mountns.recipes"
+      local expect = require "mountns.expect"
+      local r = scenario(function(ns)
+        local out = {}
+        local function try(fn) out[#out + 1] = select(2, pcall(fn)) or "no error" end
+        try(function() ns:unshare { propogation = "shared" } end)
+        try(function() ns:unshare { propagation = "shard" } end)
+        try(function() ns:watch { timout = 1 } end)
+        try(function() ns:watch { run = "x" } end)
+        try(function() mountns.watch(ns, { intervall = 1 }) end)
+        try(function() require("mountns.watch").open(ns, { fallbak = true }) end)
+        try(function() ns:mounts { propagate = true } end)
+        try(function() ns:mkdir("/m", { mod = "0755" }) end)
+        try(function() expect.propagates(function() end, { ns }, { setle = 1 }) end)
+        try(function() mountns.dot(ns, { titel = "x" }) end)
+        try(function() recipes.rootfs(ns, { propagaton = "shared" }) end)
+        try(function() recipes.rootless(ns, { lable = "c" }) end)
+        try(function() recipes.kubernetes(ns, "None", { usr = true }) end)
+        -- nothing was made by the refused calls
+        out.namespaces = #mountns.peer_groups(ns) -- a call that works
+        out.m = ns:find("/m") == nil and io.open("/m") == nil
+        out.rootfs = io.open("/rootfs") == nil
+        return out
+      end)
+      local want = {
+        "#1 to 'ns:unshare' %(unknown option 'propogation'%)",
+        "#1 to 'ns:unshare' %(option 'propagation': invalid value 'shard'",
+        "#1 to 'ns:watch' %(unknown option 'timout'%)",
+        "#1 to 'ns:watch' %(option 'run' must be a function, got string%)",
+        "#2 to 'watch' %(unknown option 'intervall'%)",
+        "#2 to 'watch.open' %(unknown option 'fallbak'%)",
+        "#1 to 'ns:mounts' %(unknown option 'propagate'%)",
+        "#2 to 'ns:mkdir' %(unknown option 'mod'%)",
+        "#3 to 'propagates' %(unknown option 'setle'%)",
+        "#2 to 'dot' %(unknown option 'titel'%)",
+        "#2 to 'rootfs' %(unknown option 'propagaton'%)",
+        "#2 to 'rootless' %(unknown option 'lable'%)",
+        "#3 to 'kubernetes' %(unknown option 'usr'%)",
+      }
+      for i, w in ipairs(want) do
+        assert.matches(AT .. "bad argument " .. w, r[i])
+      end
+      assert.is_true(r.m)
+      assert.is_true(r.rootfs)
+    end)
+
+    it("isolate_with checks every option before it forks", function()
+      local fds = helper.fd_count()
+      local e1 = raised(function() mountns.isolate_with({ timeout = {} }, print) end)
+      local e2 = raised(function() mountns.isolate_with({ timeout = -1 }, print) end)
+      local e3 = raised(function() mountns.isolate_with({ timeout = 0 / 0 }, print) end)
+      assert.matches(HERE .. "bad argument #1 to 'isolate_with' %(option 'timeout' must be "
+        .. "a number of seconds > 0, got table%)", e1)
+      assert.matches("got %-1%)", e2)
+      assert.matches("got [-]?n[a]n", e3)
+      -- no pipe left open, no child left behind
+      assert.are.equal(fds, helper.fd_count())
+      local f = io.open("/proc/self/task/" .. mountns.getpid() .. "/children")
+      if f then
+        local kids = f:read("*a")
+        f:close()
+        assert.are.equal("", kids)
+      end
+    end)
+  end)
+
+  describe("namespace methods", function()
+    it("name the method and point at the caller's line", function()
+      local r = scenario(function(ns)
+        local out = {}
+        local function try(fn) out[#out + 1] = select(2, pcall(fn)) or "no error" end
+        ns:mkdir("/a")
+        try(function() ns:mount("a", "/a", "tmpfs", "bogus") end)
+        try(function() ns:bind("/a", "/a", { recurse = true }) end)
+        try(function() ns:make_shared("/a\0b") end)
+        try(function() ns:find("/a\0b") end)
+        try(function() ns:locked(42 > 1) end)
+        try(function() ns:run(42) end)
+        try(function() ns:mkdir("/b", { mode = "0755x" }) end)
+        -- through an agent: a namespace of a new user namespace
+        local u = ns:unshare { user = true }
+        try(function() u:mount("a", "/a", "tmpfs", { ro = "yes" }) end)
+        try(function() u:umount("/a\0b") end)
+        out.a = ns:find("/a") == nil
+        return out
+      end)
+      local want = {
+        "#4 to 'ns:mount' %(unknown flag 'bogus'%)$",
+        "#3 to 'ns:bind' %(unknown option 'recurse'%)$",
+        "#1 to 'ns:make_shared' %(path contains a NUL byte%)$",
+        "#1 to 'ns:find' %(path contains a NUL byte%)$",
+        "#1 to 'ns:locked' %(path expected, got boolean%)$",
+        "#1 to 'ns:run' %(function expected, got number%)$",
+        "#2 to 'ns:mkdir' %(mode '0755x' is not an octal mode",
+        "#4 to 'ns:mount' %(flag 'ro' must be true or false, got string%)$",
+        "#1 to 'ns:umount' %(path contains a NUL byte%)$",
+      }
+      for i, w in ipairs(want) do
+        assert.matches(AT .. "bad argument " .. w, r[i])
+      end
+      assert.is_true(r.a)
+    end)
+
+    it("a dot for a colon, or a closed namespace, is said at the caller's line", function()
+      local r = scenario(function(ns)
+        local out = {}
+        local function try(fn) out[#out + 1] = select(2, pcall(fn)) or "no error" end
+        try(function() ns.mkdir("/x") end)
+        try(function() ns.mount("a", "/x", "tmpfs") end)
+        try(function() ns.unshare() end)
+        try(function() ns.watch() end)
+        local b = ns:unshare()
+        b:close()
+        try(function() b:mount("a", "/x", "tmpfs") end)
+        try(function() b:mounts() end)
+        try(function() b:watch() end)
+        try(function() b:unshare() end)
+        return out
+      end)
+      assert.matches(AT .. "calling 'ns:mkdir' on bad self %(scenario namespace "
+        .. "expected, got string%): call it with a colon, ns:mkdir%(...%)$", r[1])
+      assert.matches(AT .. "calling 'ns:mount' on bad self", r[2])
+      assert.matches(AT .. "calling 'ns:unshare' on bad self %(scenario namespace "
+        .. "expected, got nil%)", r[3])
+      assert.matches(AT .. "calling 'ns:watch' on bad self", r[4])
+      for i = 5, 8 do
+        assert.matches(AT .. "attempt to use closed namespace ns%d+ mnt:%[closed%]", r[i])
+      end
     end)
   end)
 end)

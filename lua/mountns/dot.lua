@@ -11,6 +11,7 @@
 
 local mtable = require "mountns.table"
 local format = require "mountns.format"
+local argcheck = require "mountns.args"
 
 local M = {}
 
@@ -88,7 +89,7 @@ function M.dot(...)
   local args = { n = select("#", ...), ... }
   local opts = {}
   if args.n > 0 and is_options(args[args.n]) then
-    opts = args[args.n]
+    opts = argcheck.options(args[args.n], "dot", args.n, { "normalize", "title" }, 2)
     args.n = args.n - 1
   end
   local items = {}

@@ -6,6 +6,7 @@
 -- @module mountns.isolate
 
 local core = require "mountns.core"
+local argcheck = require "mountns.args"
 
 local M = {}
 local DEFAULT_TIMEOUT = 60
@@ -131,12 +132,11 @@ function M.isolate_with(opts, fn, ...)
     error("bad argument #2 to 'isolate_with' (function expected, got "
       .. type(fn) .. ")", 2)
   end
-  for k in pairs(opts) do
-    if k ~= "timeout" then
-      error("bad argument #1 to 'isolate_with' (unknown option '" .. tostring(k) .. "')", 2)
-    end
-  end
-  local timeout = opts.timeout or DEFAULT_TIMEOUT
+  -- every option is checked before the fork: a raise after it would leave
+  -- the child and the pipe behind
+  argcheck.options(opts, "isolate_with", 1, { "timeout" }, 2)
+  local timeout = argcheck.seconds(opts.timeout, "isolate_with", 1, "option 'timeout'", 2)
+    or DEFAULT_TIMEOUT
   local r, w = assert(core.pipe())
   local pid, ferr = core.fork()
   if not pid then

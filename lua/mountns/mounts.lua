@@ -16,6 +16,7 @@
 
 local core = require "mountns.core"
 local mtable = require "mountns.table"
+local argcheck = require "mountns.args"
 
 local M = {}
 
@@ -79,15 +80,12 @@ end
 -- @treturn[2] integer errno
 -- @usage local t = mountns.mounts(); print(t:find("/").propagation)
 function M.mounts(ns, opts)
+  local argn = 2
   if opts == nil and type(ns) == "table" and type(ns.handle) ~= "function"
       and not mtable.is(ns) then
-    ns, opts = nil, ns
+    ns, opts, argn = nil, ns, 1
   end
-  opts = opts or {}
-  if type(opts) ~= "table" then
-    error("bad argument #2 to 'mounts' (table expected, got "
-      .. type(opts) .. ")", 2)
-  end
+  opts = argcheck.options(opts, "mounts", argn, { "propagate_from" }, 2)
   local h = handle_of(ns)
   if M.path(h ~= nil) == "statmount" then
     local t, err, errno = core.listmount { stat = true, ns = h,

@@ -4,6 +4,8 @@
 -- side and assert what crossed.
 -- @module mountns.recipes
 
+local argcheck = require "mountns.args"
+
 local M = {}
 
 -- Docker's bind propagation modes (docs.docker.com, "Configure bind
@@ -14,6 +16,9 @@ local MODES = {
   slave = { "make_slave", false }, rslave = { "make_slave", true },
 }
 M.MODES = MODES
+
+-- The options of rootfs and rootless.
+local ROOTFS_OPTS = { "propagation", "user", "label" }
 
 local function set_mode(ns, path, mode)
   local m = MODES[mode]
@@ -42,7 +47,7 @@ end
 -- @treturn table `{host=, container=, host_volume="/rootfs/vol",
 -- container_volume="/vol", rootfs="/rootfs"}`
 function M.rootfs(host, opts)
-  opts = opts or {}
+  opts = argcheck.options(opts, "rootfs", 2, ROOTFS_OPTS, 2)
   local mode = opts.propagation or "rslave"
   if not MODES[mode] then set_mode(nil, nil, mode) end
   host:make_shared("/", { recursive = true })
@@ -63,7 +68,7 @@ end
 -- container inherits to slaves and locks them.
 function M.rootless(host, opts)
   local o = { user = true }
-  for k, v in pairs(opts or {}) do o[k] = v end
+  for k, v in pairs(argcheck.options(opts, "rootless", 2, ROOTFS_OPTS, 2)) do o[k] = v end
   return M.rootfs(host, o)
 end
 
@@ -85,7 +90,7 @@ M.KUBERNETES = K8S
 -- @treturn table `{host=, container=, host_volume="/var/lib/kubelet/vol",
 -- container_volume="/data", propagation=<bind mode>}`
 function M.kubernetes(host, mode, opts)
-  opts = opts or {}
+  opts = argcheck.options(opts, "kubernetes", 3, { "user", "label" }, 2)
   local bind_mode = K8S[mode]
   if not bind_mode then
     error(string.format("unknown mountPropagation '%s' (None, HostToContainer, "

@@ -10,6 +10,7 @@ local core = require "mountns.core"
 local mtable = require "mountns.table"
 local isolate = require "mountns.isolate"
 local agent = require "mountns.agent"
+local argcheck = require "mountns.args"
 
 local M = {}
 
@@ -32,10 +33,30 @@ M.is_namespace = is_ns
 -- the process is in now (setns is skipped when it already is there).
 local state
 
-local function check_open(ns)
-  if ns.closed then
-    error(string.format("attempt to use closed namespace %s", tostring(ns)), 3)
+-- The first line of every method: self is a namespace of this class (a
+-- call with a dot, ns.mkdir(p), passes p as self) and it is open. Raised at
+-- the method's caller (level 3: this function, the method, its caller).
+local function check_open(ns, name)
+  if not is_ns(ns) then
+    error(string.format("calling 'ns:%s' on bad self (scenario namespace expected, "
+      .. "got %s): call it with a colon, ns:%s(...)", name, type(ns), name), 3)
   end
+  if ns.closed then
+    error(string.format("attempt to use closed namespace %s (ns:%s)", tostring(ns), name), 3)
+  end
+end
+
+-- A raised error of an operation run for method `name` (the core raises
+-- only on misuse): its "bad argument #N to 'mount'" names the method
+-- ("ns:mount") instead of the core function (or '?' through an agent), its
+-- position inside mountns is dropped, and it is raised at the method's
+-- caller (level 4: this function, check_results, the method, its caller).
+local function raise_for(name, e)
+  if type(e) == "string" then
+    local n, why = e:match("bad argument #(%d+) to '[^']*' %((.*)%)$")
+    if n then argcheck.error("ns:" .. name, tonumber(n), why, 4) end
+  end
+  error(e, 4)
 end
 
 local function pack(...)
@@ -54,7 +75,10 @@ end
 --- Call fn(...) inside this namespace; the process returns to the
 -- namespace it was in before, also when fn raises.
 function Namespace:run(fn, ...)
-  check_open(self)
+  check_open(self, "run")
+  if type(fn) ~= "function" then
+    argcheck.error("ns:run", 1, "function expected, got " .. type(fn), 2)
+  end
   local back = state.current
   switch_to(self)
   local res = pack(pcall(fn, ...))
@@ -66,30 +90,34 @@ end
 -- Run agent.ops[op](...) for ns: through its agent when ns belongs to a
 -- user namespace the scenario created (only a process inside that user
 -- namespace acts as its owner), else in this process after setns.
+-- The method checked ns first (check_open). Returns pcall's results:
+-- false and the error the operation raised, or true and its results.
 local function exec(ns, op, ...)
-  check_open(ns)
-  if ns.agent then return ns.agent:call(ns.serial, op, ...) end
+  if ns.agent then return pcall(ns.agent.call, ns.agent, ns.serial, op, ...) end
   local back = state.current
   switch_to(ns)
   local res = pack(pcall(agent.ops[op], ...))
   if back and not back.closed then switch_to(back) end
-  if not res[1] then error(res[2], 0) end
-  return unpack(res, 2, res.n)
+  return unpack(res, 1, res.n)
 end
 
--- exec's results for the method that called it: the core's message is
--- raised at the method's caller (level 3: check_results, method, caller)
+-- exec's results (pcall's) for the method `name` that called it: a raised
+-- error, or the core's returned message, is raised at the method's caller
+-- (level 3: check_results, method, caller); else the results, packed.
 -- (never call it in a tail position: a tail call would drop the method's
 -- frame and shift the level)
-local function check_results(res)
+local function check_results(name, ok, ...)
+  if not ok then raise_for(name, (...)) end
+  local res = pack(...)
   if res[1] == nil and res[2] then error(res[2], 3) end
+  return res
 end
 
 -- A method that runs one core call inside the namespace.
 local function method(fname)
   return function(self, ...)
-    local res = pack(exec(self, "call", fname, ...))
-    check_results(res)
+    check_open(self, fname)
+    local res = check_results(fname, exec(self, "call", fname, ...))
     return unpack(res, 1, res.n)
   end
 end
@@ -105,30 +133,34 @@ end
 -- this process, so in a namespace run by an agent (a user namespace the
 -- scenario created) these raise: use ns:run there.
 for _, f in ipairs { "open_tree", "move_mount", "fsmount", "mount_setattr" } do
-  local call = method(f)
   Namespace[f] = function(self, ...)
+    check_open(self, f)
     if self.agent then
       error(f .. ": not available in a namespace of another user namespace "
         .. "(its mount fds cannot cross processes); use ns:run", 2)
     end
-    return call(self, ...)
+    local res = check_results(f, exec(self, "call", f, ...))
+    return unpack(res, 1, res.n)
   end
 end
 
 --- mkdir -p inside the namespace.
 function Namespace:mkdir(path, opts)
+  check_open(self, "mkdir")
   local o = { parents = true }
-  for k, v in pairs(opts or {}) do o[k] = v end
-  local res = pack(exec(self, "call", "mkdir", path, o))
-  check_results(res)
+  for k, v in pairs(argcheck.options(opts, "ns:mkdir", 2, { "parents", "mode" }, 2)) do
+    o[k] = v
+  end
+  local res = check_results("mkdir", exec(self, "call", "mkdir", path, o))
   return unpack(res, 1, res.n)
 end
 
 --- pivot_root into new_root (a mount point in this namespace) and detach
 -- the old root, as container runtimes do.
 function Namespace:pivot_root(new_root)
-  local res = pack(exec(self, "pivot_root", new_root))
-  check_results(res)
+  check_open(self, "pivot_root")
+  argcheck.path(new_root, "ns:pivot_root", 1, 2)
+  local res = check_results("pivot_root", exec(self, "pivot_root", new_root))
   return unpack(res, 1, res.n)
 end
 
@@ -136,8 +168,9 @@ end
 -- namespace locks what it inherited). Found in a throw-away copy of the
 -- namespace, so this one is not changed. Raises if path is not a mount.
 function Namespace:locked(path)
-  local res = pack(exec(self, "locked", path))
-  check_results(res)
+  check_open(self, "locked")
+  argcheck.path(path, "ns:locked", 1, 2)
+  local res = check_results("locked", exec(self, "locked", path))
   return unpack(res, 1, res.n)
 end
 
@@ -150,6 +183,9 @@ local function new_namespace(handle, label, ag)
   return ns
 end
 
+-- unshare's propagation values (core.unshare's, as unshare(1) has them)
+local PROPAGATIONS = { private = true, shared = true, slave = true, unchanged = true }
+
 --- A new namespace, a copy of this one (unshare -m).
 -- @tparam[opt] table opts `propagation`: "private" (default, as unshare(1)),
 -- "shared", "slave" or "unchanged"; `label`; `user = true`: the new mount
@@ -158,9 +194,16 @@ end
 -- unshares from it stay in that user namespace unless `user` is asked again.
 -- @treturn Namespace
 function Namespace:unshare(opts)
-  check_open(self)
-  opts = opts or {}
+  check_open(self, "unshare")
+  opts = argcheck.options(opts, "ns:unshare", 1, { "propagation", "label", "user" }, 2)
   local prop = opts.propagation or "private"
+  if not PROPAGATIONS[prop] then
+    argcheck.error("ns:unshare", 1, string.format("option 'propagation': invalid value '%s' "
+      .. "(private, shared, slave or unchanged)", tostring(prop)), 2)
+  end
+  if opts.user ~= nil and type(opts.user) ~= "boolean" then
+    argcheck.error("ns:unshare", 1, "option 'user' must be a boolean, got " .. type(opts.user), 2)
+  end
   local serial = state.count + 1
   local ag = self.agent
   if opts.user then
@@ -171,8 +214,7 @@ function Namespace:unshare(opts)
     if not ag then error(err, 2) end
     state.agents[#state.agents + 1] = ag
   elseif ag then
-    local res = pack(ag:call(self.serial, "unshare", prop, serial))
-    check_results(res)
+    check_results("unshare", pcall(ag.call, ag, self.serial, "unshare", prop, serial))
   end
   local handle, err
   if ag then
@@ -195,13 +237,14 @@ end
 --- The user namespace that owns this mount namespace, as a core handle
 -- (for idmapped mounts); close it when done.
 function Namespace:userns()
-  check_open(self)
+  check_open(self, "userns")
   return assert(core.namespace(self.agent and self.agent.pid or nil, "user"))
 end
 
 --- The mount table of this namespace.
 function Namespace:mounts(opts)
-  check_open(self)
+  check_open(self, "mounts")
+  argcheck.options(opts, "ns:mounts", 1, { "propagate_from" }, 2)
   local fast = package.loaded["mountns.mounts"]
   if fast and fast.mounts then return fast.mounts(self, opts) end
   return self:run(function()
@@ -223,7 +266,8 @@ end
 --- The topmost mount at path in this namespace, or nil. Uses statmount(2)
 -- where the kernel has it (Linux 6.8+), else the whole mount table.
 function Namespace:find(path)
-  check_open(self)
+  check_open(self, "find")
+  argcheck.path(path, "ns:find", 1, 2)
   local f = core.features and core.features()
   if f and f.statmount then return self:run(statmount_at, path) end
   return self:mounts():find(path)
@@ -231,18 +275,19 @@ end
 
 --- The namespace's ID (the inode number lsns shows).
 function Namespace:id()
-  check_open(self)
+  check_open(self, "id")
   return self.nsfd:id()
 end
 
 --- The core namespace handle (an nsfs fd).
 function Namespace:handle()
-  check_open(self)
+  check_open(self, "handle")
   return self.nsfd
 end
 
 --- Get or set the label used in diagnostics and pictures ("sh1").
 function Namespace:label(name)
+  if not is_ns(self) then check_open(self, "label") end
   if name ~= nil then
     self.label_ = tostring(name)
     return self
@@ -253,7 +298,7 @@ end
 --- The PID of a process living in this namespace (started on first use),
 -- so outside tools can look in: `findmnt -N PID`, `/proc/PID/mountinfo`.
 function Namespace:pid()
-  check_open(self)
+  check_open(self, "pid")
   if self.pid_ then return self.pid_ end
   local r, w = assert(core.pipe())
   local ready_r, ready_w = assert(core.pipe())
@@ -292,7 +337,8 @@ end
 --- Tear the namespace down, as when its last process exits: its mounts
 -- leave their peer groups. Idempotent.
 function Namespace:close()
-  if self.closed then return end
+  if is_ns(self) and self.closed then return end
+  check_open(self, "close")
   self:close_pid()
   if state and state.current == self then
     -- cannot stay in a namespace that is being torn down: go to another
@@ -385,13 +431,15 @@ M.want_dot = false
 -- first namespace
 -- @return fn's results (nil, booleans, numbers, strings, tables)
 function M.scenario(name, fn, opts, ...)
+  local argn = 3
   if type(name) == "function" then
-    name, fn, opts = nil, name, fn
+    name, fn, opts, argn = nil, name, fn, 2
   end
   if type(fn) ~= "function" then
-    error("bad argument to 'scenario' (function expected, got " .. type(fn) .. ")", 2)
+    argcheck.error("scenario", argn - 1, "function expected, got " .. type(fn), 2)
   end
-  opts = opts or {}
+  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label" }, 2)
+  argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
   local t0 = core.clock()
   local title = name or "(unnamed scenario)"
   local res = pack(pcall(isolate.isolate_with, { timeout = opts.timeout },

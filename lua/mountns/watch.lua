@@ -30,6 +30,7 @@
 local core = require "mountns.core"
 local mtable = require "mountns.table"
 local mdiff = require "mountns.diff"
+local argcheck = require "mountns.args"
 
 local M = {}
 
@@ -106,6 +107,22 @@ local function resolve(target)
   return h, true, p, h
 end
 
+-- The options of watch.open, and of ns:watch / mountns.watch.
+local OPEN_OPTS = { "fallback", "timeout", "interval" }
+local WATCH_OPTS = { "fallback", "timeout", "interval", "run", "callback" }
+
+-- ns:watch's and mountns.watch's options (fname names which), at level 3.
+local function watch_options(opts, fname, argn)
+  opts = argcheck.options(opts, fname, argn, WATCH_OPTS, 3)
+  for _, k in ipairs { "run", "callback" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "function" then
+      argcheck.error(fname, argn, string.format("option '%s' must be a function, got %s",
+        k, type(opts[k])), 3)
+    end
+  end
+  return opts
+end
+
 --- Start watching.
 -- @param target a scenario namespace, a PID, or nil for the caller's
 -- namespace
@@ -115,10 +132,7 @@ end
 -- signals (default `M.INTERVAL`)
 -- @treturn Watch
 function M.open(target, opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then
-    error("bad argument #2 to 'watch' (table expected, got " .. type(opts) .. ")", 2)
-  end
+  opts = argcheck.options(opts, "watch.open", 2, OPEN_OPTS, 2)
   local h, own, poller, ns = resolve(target)
   local w = setmetatable({ handle = h, own_handle = own, poller = poller, ns = ns,
                            queue = {}, head = 1, records = {}, closed = false,
@@ -353,8 +367,9 @@ end
 --- Watch one target; the iterator and callback forms of `ns:watch`.
 -- @see Namespace:watch
 function M.watch(target, opts)
-  opts = opts or {}
-  local w = M.open(target, opts)
+  opts = watch_options(opts, "watch", 2)
+  local w = M.open(target, { fallback = opts.fallback, timeout = opts.timeout,
+                             interval = opts.interval })
   if opts.run then
     local ok, err = pcall(opts.run)
     if not ok then w:close(); error(err, 0) end
@@ -390,6 +405,14 @@ end
 -- @usage for ev in sh2:watch { timeout = 0.1, run = function()
 --   sh1:mount("a", "/X/a", "tmpfs") end } do print(watch.describe(ev)) end
 function Namespace:watch(opts)
+  if not is_scenario_ns(self) then
+    error("calling 'ns:watch' on bad self (scenario namespace expected, got "
+      .. type(self) .. "): call it with a colon, ns:watch(...)", 2)
+  end
+  if self.closed then
+    error(string.format("attempt to use closed namespace %s (ns:watch)", tostring(self)), 2)
+  end
+  watch_options(opts, "ns:watch", 1)
   return M.watch(self, opts)
 end
 
@@ -462,6 +485,7 @@ local function parse_expected(...)
                           i + 1), 4)
     end
     if a[1] == nil then
+      argcheck.options(a, "propagates", i + 1, { "fallback", "settle" }, 4)
       for k, v in pairs(a) do opts[k] = v end
     else
       local ns, path, kind = a[1], a[2], a[3] or "attach"

@@ -1,0 +1,103 @@
+--- args: the argument checks shared by every public function of the Lua
+-- layer, with the C core's wording (`csrc/flags.c`): misuse raises
+-- `bad argument #N to 'fname' (why)` at the caller's line, before anything
+-- is done. An options table with a key no one reads raises, so that a
+-- misspelt option (`timout`, `propogation`) is never silently ignored; a
+-- path with a NUL byte raises, as the core does, because the kernel would
+-- read it cut at the NUL.
+--
+-- `level` follows `error`: 1 is the function that calls the check, 2 its
+-- caller (the usual value: the user's line when a public function checks
+-- its own arguments).
+-- This module requires nothing: every other module may use it.
+-- @module mountns.args
+
+local M = {}
+
+--- Raise `bad argument #argn to 'fname' (msg)` at level.
+-- @tparam string fname the public name (`"scenario"`, `"ns:unshare"`)
+-- @tparam int argn the argument's position (after self for a method)
+-- @tparam string msg why
+-- @tparam[opt=1] int level as `error`'s, from the function that calls this
+function M.error(fname, argn, msg, level)
+  error(string.format("bad argument #%d to '%s' (%s)", argn, fname, msg),
+    (level or 1) + 1)
+end
+
+-- known as a set, cached by the list's identity (each list is a constant)
+local sets = setmetatable({}, { __mode = "k" })
+
+local function set_of(known)
+  local s = sets[known]
+  if not s then
+    s = {}
+    for _, k in ipairs(known) do s[k] = true end
+    sets[known] = s
+  end
+  return s
+end
+
+--- An options table: nil (gives an empty table) or a table whose every key
+-- is one of `known`. Raises naming the function, the argument and the key.
+-- @param opts the argument
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam {string,...} known the option names the function reads
+-- @tparam[opt=1] int level
+-- @treturn table opts, or a new empty table when opts is nil
+function M.options(opts, fname, argn, known, level)
+  level = (level or 1) + 1
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then
+    M.error(fname, argn, "options table expected, got " .. type(opts), level)
+  end
+  local set = set_of(known)
+  for k in pairs(opts) do
+    if type(k) ~= "string" then
+      M.error(fname, argn, "option keys must be strings, got " .. type(k)
+        .. " " .. tostring(k), level)
+    end
+    if not set[k] then
+      M.error(fname, argn, "unknown option '" .. k:gsub("%z", "\\0") .. "'", level)
+    end
+  end
+  return opts
+end
+
+--- A path: a string (a number is taken as its text, like the core does)
+-- without a NUL byte.
+-- @param path the argument
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam[opt=1] int level
+-- @treturn string path
+function M.path(path, fname, argn, level)
+  level = (level or 1) + 1
+  local t = type(path)
+  if t == "number" then return tostring(path) end
+  if t ~= "string" then
+    M.error(fname, argn, "path expected, got " .. (path == nil and "no value" or t), level)
+  end
+  if path:find("\0", 1, true) then
+    M.error(fname, argn, "path contains a NUL byte", level)
+  end
+  return path
+end
+
+--- A number greater than 0 (seconds), or nil.
+-- @param v the value
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam string what its name in the message ("option 'timeout'")
+-- @tparam[opt=1] int level
+-- @return v
+function M.seconds(v, fname, argn, what, level)
+  if v == nil then return nil end
+  if type(v) ~= "number" or v ~= v or v <= 0 then
+    M.error(fname, argn, string.format("%s must be a number of seconds > 0, got %s",
+      what, type(v) == "number" and tostring(v) or type(v)), (level or 1) + 1)
+  end
+  return v
+end
+
+return M
