@@ -19,6 +19,8 @@
 #include "lmns.h"
 
 #define NS_MT "mountns.namespace"
+/* registry: a weak-keyed set of every handle, for close_namespaces */
+#define NS_OPEN_KEY "mountns.namespaces"
 
 #ifndef CLONE_NEWCGROUP		/* include/uapi/linux/sched.h, Linux 4.6 */
 #define CLONE_NEWCGROUP 0x02000000
@@ -242,6 +244,11 @@ static int lmns_ns_namespace(lua_State *L)
 	ns->ino = 0;
 	luaL_getmetatable(L, NS_MT);
 	lua_setmetatable(L, -2);
+	lua_getfield(L, LUA_REGISTRYINDEX, NS_OPEN_KEY);
+	lua_pushvalue(L, -2);
+	lua_pushboolean(L, 1);
+	lua_rawset(L, -3);
+	lua_pop(L, 1);
 	ns->fd = lmns_proc_open(L, path, O_RDONLY | O_CLOEXEC);
 	if (ns->fd < 0 || fstat(ns->fd, &st) != 0) {
 		int err = errno;
@@ -251,6 +258,41 @@ static int lmns_ns_namespace(lua_State *L)
 				 NULL);
 	}
 	ns->ino = (unsigned long long)st.st_ino;
+	return 1;
+}
+
+/***
+Close every open namespace handle of this process but the ones given. A
+forked child inherits the parent's nsfs fds, and each keeps its namespace
+alive: a helper process calls this right after fork so that closing a
+namespace in the parent still tears it down.
+@function close_namespaces
+@param[opt] ... the handles to keep open
+@treturn int how many handles were closed
+*/
+static int lmns_ns_close_all(lua_State *L)
+{
+	int i, n = lua_gettop(L), closed = 0;
+
+	for (i = 1; i <= n; i++)
+		lmns_ns_check(L, i);
+	lua_getfield(L, LUA_REGISTRYINDEX, NS_OPEN_KEY);
+	lua_pushnil(L);
+	while (lua_next(L, n + 1) != 0) {
+		lmns_ns *ns = lua_touserdata(L, -2);
+		int keep = 0;
+
+		lua_pop(L, 1);
+		for (i = 1; i <= n; i++)
+			if (lua_touserdata(L, i) == ns)
+				keep = 1;
+		if (!keep && ns->fd >= 0) {
+			close(ns->fd);
+			ns->fd = -1;
+			closed++;
+		}
+	}
+	lua_pushinteger(L, closed);
 	return 1;
 }
 
@@ -378,9 +420,16 @@ void lmns_ns_open(lua_State *L)
 	static const luaL_Reg funcs[] = {
 		{ "unshare", lmns_ns_unshare },
 		{ "namespace", lmns_ns_namespace },
+		{ "close_namespaces", lmns_ns_close_all },
 		{ NULL, NULL }
 	};
 
+	lua_newtable(L);
+	lua_newtable(L);
+	lua_pushliteral(L, "k");
+	lua_setfield(L, -2, "__mode");
+	lua_setmetatable(L, -2);
+	lua_setfield(L, LUA_REGISTRYINDEX, NS_OPEN_KEY);
 	luaL_newmetatable(L, NS_MT);
 	luaL_setfuncs(L, meta, 0);
 	luaL_newlib(L, methods);

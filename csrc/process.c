@@ -102,7 +102,9 @@ static int lmns_process_close(lua_State *L)
 }
 
 /***
-Write all of a string to an fd.
+Write all of a string to an fd. A pipe whose reader is gone gives
+`EPIPE` instead of killing the process with SIGPIPE, so a dead helper
+process becomes an error the caller can report.
 @function write_fd
 @tparam int fd
 @tparam string data
@@ -111,21 +113,44 @@ Write all of a string to an fd.
 @treturn[2] string "write: strerror (ENAME)"
 @treturn[2] int errno
 */
+/*
+ * SIGPIPE is blocked around the write and a SIGPIPE it raised is consumed
+ * before the mask is restored (one already pending is left alone): the
+ * process's disposition of SIGPIPE stays what the embedding program set.
+ */
 static int lmns_process_write(lua_State *L)
 {
 	int fd = (int)luaL_checkinteger(L, 1);
 	size_t len, off = 0;
 	const char *s = luaL_checklstring(L, 2, &len);
+	sigset_t pipe_set, old, pending;
+	int err = 0, was_pending;
 
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE);
 	while (off < len) {
 		ssize_t n = write(fd, s + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return lmns_fail(L, errno, "write", NULL, NULL);
+		if (n < 0) {
+			err = errno;
+			break;
+		}
 		off += (size_t)n;
 	}
+	if (err == EPIPE && !was_pending) {
+		struct timespec zero = { 0, 0 };
+
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return lmns_fail(L, err, "write", NULL, NULL);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -210,43 +235,66 @@ Read exactly n bytes from an fd.
 @function read_exact
 @tparam int fd
 @tparam int n
+@tparam[opt] number timeout seconds for the whole read; absent or
+negative: no limit
 @treturn[1] string n bytes
 @return[2] nil
-@treturn[2] string "eof": the writer closed first
+@treturn[2] string "eof": the writer closed first; "timeout"
 */
 /*
- * read_exact(fd, n) -> n bytes | nil, "eof" (the peer closed first)
- * For framed messages between a scenario and its helper processes.
+ * read_exact(fd, n, [timeout_s]) -> n bytes | nil, "eof" | nil, "timeout"
+ * For framed messages between a process and its children.
  */
 static int lmns_process_read_exact(lua_State *L)
 {
 	int fd = (int)luaL_checkinteger(L, 1);
-	size_t want = (size_t)luaL_checkinteger(L, 2), got = 0;
+	lua_Integer n = luaL_checkinteger(L, 2);
+	double timeout = luaL_optnumber(L, 3, -1);
+	double deadline = lmns_now() + timeout;
+	size_t want, got = 0;
 	luaL_Buffer b;
 
+	luaL_argcheck(L, n >= 0, 2, "a length >= 0 expected");
+	want = (size_t)n;
 	luaL_buffinit(L, &b);
 	while (got < want) {
 		size_t chunk = want - got < LUAL_BUFFERSIZE ? want - got
 							     : LUAL_BUFFERSIZE;
-		char *p = luaL_prepbuffer(&b);
-		ssize_t n = read(fd, p, chunk);
+		char *p;
+		ssize_t r;
 
-		if (n < 0 && errno == EINTR)
+		if (timeout >= 0) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+			double left = deadline - lmns_now();
+			int rc = poll(&pfd, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+
+			if (rc < 0 && errno == EINTR)
+				continue;
+			if (rc == 0) {
+				luaL_pushresult(&b);
+				lua_pushnil(L);
+				lua_pushliteral(L, "timeout");
+				return 2;
+			}
+		}
+		p = luaL_prepbuffer(&b);
+		r = read(fd, p, chunk);
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
+		if (r < 0) {
 			int err = errno;
 
 			luaL_pushresult(&b);
 			return lmns_fail(L, err, "read", NULL, NULL);
 		}
-		if (n == 0) {
+		if (r == 0) {
 			luaL_pushresult(&b);
 			lua_pushnil(L);
 			lua_pushliteral(L, "eof");
 			return 2;
 		}
-		luaL_addsize(&b, (size_t)n);
-		got += (size_t)n;
+		luaL_addsize(&b, (size_t)r);
+		got += (size_t)r;
 	}
 	luaL_pushresult(&b);
 	return 1;

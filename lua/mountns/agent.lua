@@ -4,11 +4,13 @@
 -- So a scenario keeps one agent per user namespace it creates: a forked
 -- child that joined that user namespace and performs, on request, the
 -- operations on its namespaces (mount, unshare, pivot_root, the lock probe).
--- Requests and replies are Lua literals framed by an 8-digit hex length.
+-- Requests and replies are mountns.child frames. An agent that dies is
+-- reported by the next call (its PID, how it ended, the call), not by a
+-- SIGPIPE that would kill the scenario.
 -- @module mountns.agent
 
 local core = require "mountns.core"
-local isolate = require "mountns.isolate"
+local child = require "mountns.child"
 
 local M = {}
 local unpack = table.unpack or unpack -- luacheck: ignore
@@ -17,16 +19,19 @@ local function pack(...)
   return { n = select("#", ...), ... }
 end
 
-local function send(fd, value)
-  local s = isolate.serialize(value)
-  assert(core.write_fd(fd, string.format("%08x", #s) .. s))
+-- Send values (a packed list) as one "o" frame; false, error if the
+-- reader is gone.
+local function send(fd, vals)
+  return child.send(fd, "o", child.encode("result", vals))
 end
 
+-- The values of the next frame (a packed list), or nil and why not
+-- ("eof", or the error an "e" frame carries).
 local function receive(fd)
-  local head = core.read_exact(fd, 8)
-  if not head then return nil end
-  local body = assert(core.read_exact(fd, tonumber(head, 16)))
-  return isolate.deserialize(body)
+  local kind, body = child.receive(fd)
+  if kind == "o" then return child.decode(body) end
+  if kind == "e" then return nil, body end
+  return nil, body
 end
 
 --- The operations, run in the namespace they are asked for. They exist in
@@ -82,37 +87,48 @@ end
 
 -- ---- the agent process --------------------------------------------------
 
+-- A request is the list op, serial, args...; a reply the list ok, results...
 local function serve(req_r, rep_w, handles)
   while true do
-    local req = receive(req_r)
-    if not req or req.op == "exit" then return end
-    if req.op == "close" then
-      local h = handles[req.serial]
-      handles[req.serial] = nil
+    local req, why = receive(req_r)
+    if not req then
+      if why == "eof" then return end
+      error("agent: bad request: " .. tostring(why), 0)
+    end
+    local op, serial = req[1], req[2]
+    if op == "exit" then return end
+    if op == "close" then
+      local h = handles[serial]
+      handles[serial] = nil
       if h then h:close() end
       -- leave a namespace being closed: an agent inside would keep it alive
       local _, other = next(handles)
-      if not other then send(rep_w, { true }); return end
+      if not other then send(rep_w, { true, n = 1 }); return end
       other:enter()
-      send(rep_w, { true })
+      send(rep_w, { true, n = 1 })
     else
-      local h = handles[req.serial]
+      local h = handles[serial]
       local res
       if not h then
-        res = { false, "agent: no namespace " .. tostring(req.serial) }
+        res = { false, "agent: no namespace " .. tostring(serial), n = 2 }
       else
         local ok, err = h:enter()
         if not ok then
-          res = { false, err }
-        elseif req.op == "unshare" then
-          local u, uerr = core.unshare { mount = true, propagation = req.args[1] }
-          if u then handles[req.args[2]] = assert(core.namespace()) end
+          res = { false, err, n = 2 }
+        elseif op == "unshare" then
+          local u, uerr = core.unshare { mount = true, propagation = req[3] }
+          if u then handles[req[4]] = assert(core.namespace()) end
           res = { true, u, uerr, n = 3 }
         else
-          res = pack(pcall(ops[req.op], unpack(req.args, 1, req.args.n)))
+          res = pack(pcall(ops[op], unpack(req, 3, req.n)))
         end
       end
-      send(rep_w, res)
+      local sent, serr = pcall(send, rep_w, res)
+      if not sent then
+        -- a result that cannot cross: the error goes back instead
+        send(rep_w, { false, "ns:" .. (op == "call" and tostring(req[3]) or op)
+          .. ": " .. tostring(serr), n = 2 })
+      end
     end
   end
 end
@@ -131,16 +147,31 @@ function M.start(parent, userns, propagation, serial)
   local rep_r, rep_w = assert(core.pipe())
   local pid = assert(core.fork())
   if pid == 0 then
-    core.close_fd(req_w); core.close_fd(rep_r)
-    local ok, err = pcall(function()
-      if userns then assert(userns:enter()) end
-      assert(parent:enter())
-      assert(core.unshare { mount = true, user = true, map_root = true,
-                            propagation = propagation })
+    -- never return into the scenario's code: whatever happens, _exit
+    local code = 1
+    pcall(function()
+      core.close_fd(req_w); core.close_fd(rep_r)
+      local ok, err = pcall(function()
+        if userns then assert(userns:enter()) end
+        assert(parent:enter())
+        -- the scenario's namespace fds: holding them would keep those
+        -- namespaces alive after the scenario closes them
+        core.close_namespaces()
+        assert(core.unshare { mount = true, user = true, map_root = true,
+                              propagation = propagation })
+      end)
+      send(rep_w, { ok, ok and nil or tostring(err), n = 2 })
+      if ok then
+        local sok, serr = pcall(serve, req_r, rep_w,
+                                { [serial] = assert(core.namespace()) })
+        if not sok then
+          pcall(child.send, rep_w, "e", child.message(serr))
+          return
+        end
+      end
+      code = 0
     end)
-    send(rep_w, { ok, ok and nil or tostring(err) })
-    if ok then serve(req_r, rep_w, { [serial] = assert(core.namespace()) }) end
-    core._exit(0)
+    core._exit(code)
   end
   core.close_fd(req_r); core.close_fd(rep_w)
   local agent = setmetatable({ pid = pid, req = req_w, rep = rep_r }, { __index = M })
@@ -152,20 +183,45 @@ function M.start(parent, userns, propagation, serial)
   return agent
 end
 
---- Ask the agent to run ops[op](...) in the namespace `serial`.
--- @return the operation's results, or raises the agent's error
-function M:call(serial, op, ...)
-  send(self.req, { op = op, serial = serial, args = pack(...) })
-  local r = receive(self.rep)
-  if not r then error("agent " .. self.pid .. " died", 0) end
-  if not r[1] then error(r[2], 0) end
-  return unpack(r, 2, r.n or #r)
+-- The agent is gone: reap it (once) and raise, naming it, how it ended and
+-- the call it was asked to do.
+local function dead(self, call, why)
+  if not self.ending then
+    pcall(core.close_fd, self.req)
+    pcall(core.close_fd, self.rep)
+    self.stopped = true
+    self.ending = child.ending(core.waitpid(self.pid))
+  end
+  error(string.format("%s: the agent (PID %d) of this namespace's user "
+    .. "namespace %s%s", call, self.pid, self.ending,
+    (why and why ~= "eof") and (": " .. why) or ""), 0)
 end
 
---- Tell the agent to drop namespace `serial`; true if the agent has none left.
+--- Ask the agent to run ops[op](...) in the namespace `serial`.
+-- @return the operation's results, or raises the agent's error; a value
+-- that cannot cross a process raises naming the argument; a dead agent
+-- raises naming its PID, how it ended and the call
+function M:call(serial, op, ...)
+  local call = "ns:" .. (op == "call" and tostring((...)) or op)
+  if self.ending then dead(self, call) end
+  local req = pack(op, serial, ...)
+  local ok, msg = pcall(child.encode, "argument", req, nil,
+                        op == "call" and 3 or 2)
+  if not ok then error(call .. ": " .. msg, 0) end
+  local sent, werr = child.send(self.req, "o", msg)
+  if not sent then dead(self, call, werr) end
+  local r, why = receive(self.rep)
+  if not r then dead(self, call, why) end
+  if not r[1] then error(r[2], 0) end
+  return unpack(r, 2, r.n)
+end
+
+--- Tell the agent to drop namespace `serial`.
 function M:close_ns(serial)
-  send(self.req, { op = "close", serial = serial })
-  receive(self.rep)
+  if self.ending then return end
+  if child.send(self.req, "o", child.encode("request", { "close", serial, n = 2 })) then
+    receive(self.rep)
+  end
 end
 
 --- End the agent process and reap it.

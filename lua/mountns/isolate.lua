@@ -2,82 +2,20 @@
 -- The child unshares a new mount namespace and makes `/` recursively
 -- private before `fn` runs, so nothing it mounts can propagate back to the
 -- caller's namespace (when not root, a user namespace mapping the caller to
--- root comes first). Results travel back through a pipe as a Lua literal.
+-- root comes first). Results travel back through a pipe in mountns.child's
+-- binary form.
 -- @module mountns.isolate
 
 local core = require "mountns.core"
 local argcheck = require "mountns.args"
+local child_proto = require "mountns.child"
 
 local M = {}
 local DEFAULT_TIMEOUT = 60
 
--- 5.1 and LuaJIT set a chunk's environment with setfenv; 5.2+ pass it to
--- load (5.2 keeps loadstring, but not setfenv)
-local load_in = setfenv and function(src, env) -- luacheck: ignore
-  local f, err = loadstring(src, "=isolate") -- luacheck: ignore
-  if f then setfenv(f, env) end -- luacheck: ignore
-  return f, err
-end or function(src, env)
-  return load(src, "=isolate", "t", env)
-end
-
-local function number_literal(v)
-  if v ~= v then return "(0/0)" end
-  if v == math.huge then return "(1/0)" end
-  if v == -math.huge then return "(-1/0)" end
-  if math.type then return string.format("%q", v) end
-  return string.format("%.17g", v)
-end
-
--- Lua literal of a value made of nil, booleans, numbers, strings, tables.
-local function serialize(v, seen, out)
-  local t = type(v)
-  if t == "nil" or t == "boolean" then
-    out[#out + 1] = tostring(v)
-  elseif t == "number" then
-    out[#out + 1] = number_literal(v)
-  elseif t == "string" then
-    out[#out + 1] = string.format("%q", v)
-  elseif t == "table" then
-    if seen[v] then error("isolate: cannot return a cyclic table", 0) end
-    seen[v] = true
-    out[#out + 1] = "{"
-    for k, x in pairs(v) do
-      out[#out + 1] = "["
-      serialize(k, seen, out)
-      out[#out + 1] = "]="
-      serialize(x, seen, out)
-      out[#out + 1] = ","
-    end
-    out[#out + 1] = "}"
-    seen[v] = nil
-  else
-    error("isolate: cannot return a " .. t .. " from the child", 0)
-  end
-end
-M.serialize = function(v)
-  local out = {}
-  serialize(v, {}, out)
-  return table.concat(out)
-end
-
---- debug.traceback cut at the first frame of lua/mountns/<module>.lua: the
--- child's stack goes on into the caller's frames (fork copied them), which
--- are noise. A message that has a traceback already is kept as it is.
-function M.traceback(e, module)
-  if e:find("\nstack traceback:\n", 1, true) then return e end
-  local tb = debug.traceback(e, 3)
-  local cut = tb:find("\n\t%[C%]: in function 'xpcall'\n\t[^\n]*mountns/"
-    .. module .. "%.lua")
-  return cut and tb:sub(1, cut - 1) or tb
-end
-
---- The value of a literal made by serialize (loaded with an empty env).
-function M.deserialize(s)
-  local f, err = load_in("return " .. s, {})
-  if not f then error("isolate: bad literal: " .. err, 2) end
-  return f()
-end
+--- debug.traceback cut at the first frame of lua/mountns/<module>.lua
+-- (see mountns.child.traceback).
+M.traceback = child_proto.traceback
 
 local function pack(...)
   return { n = select("#", ...), ... }
@@ -96,26 +34,18 @@ function M.private_namespace()
   if not ok then error(err, 0) end
 end
 
--- The child's side: set up, run, send "ok"/"err" and the payload, _exit.
+-- The child's side: set up, run, send an "o" (ok) frame with the
+-- results or an "e" frame with the error, _exit.
 local function child(w, fn, ...)
   local args = pack(...)
   local ok, payload = xpcall(function()
     M.private_namespace()
     local res = pack(fn(unpack(args, 1, args.n)))
-    local parts = {}
-    for i = 1, res.n do parts[i] = M.serialize(res[i]) end
-    return "return " .. (res.n > 0 and table.concat(parts, ",") or "")
+    return child_proto.encode("result", res)
   end, function(e)
-    if type(e) ~= "string" then
-      local s = tostring(e)
-      if type(e) == "table" and type(e.message) == "string" then
-        s = e.message
-      end
-      e = s
-    end
-    return M.traceback(e, "isolate")
+    return M.traceback(child_proto.message(e), "isolate")
   end)
-  pcall(core.write_fd, w, (ok and "ok\n" or "err\n") .. tostring(payload))
+  pcall(child_proto.send, w, ok and "o" or "e", tostring(payload))
   core._exit(ok and 0 or 1)
 end
 
@@ -150,25 +80,30 @@ function M.isolate_with(opts, fn, ...)
     core._exit(2)
   end
   core.close_fd(w)
-  local data = core.read_all(r, timeout)
+  local kind, body = child_proto.receive(r, timeout)
   core.close_fd(r)
-  if not data then
+  if kind == nil and body == "timeout" then
     core.kill(pid, "KILL")
     core.waitpid(pid)
     error(string.format("isolate: child %d ran past its timeout of %g s "
       .. "and was killed", pid, timeout), 2)
   end
+  if kind == nil and body == "too large" then
+    core.kill(pid, "KILL")
+    core.waitpid(pid)
+    error(string.format("isolate: the result of child %d is larger than "
+      .. "%d bytes (mountns.child.MAX_BYTES)", pid, child_proto.MAX_BYTES), 2)
+  end
   local how, code = core.waitpid(pid)
+  if kind == "o" then
+    local ok, vals = pcall(child_proto.decode, body)
+    if not ok then error("isolate: bad result from child: " .. vals, 2) end
+    return unpack(vals, 1, vals.n)
+  elseif kind == "e" then
+    error(body, 0)
+  end
   if how == "killed" then
     error(string.format("isolate: child %d was killed by %s", pid, code), 2)
-  end
-  local status, payload = data:match("^(%a+)\n(.*)$")
-  if status == "ok" then
-    local f, lerr = load_in(payload, {})
-    if not f then error("isolate: bad result from child: " .. lerr, 2) end
-    return f()
-  elseif status == "err" then
-    error(payload, 0)
   end
   error(string.format("isolate: child %d exited with status %d and no "
     .. "result", pid, code), 2)

@@ -306,11 +306,16 @@ function Namespace:pid()
   if pid == 0 then
     -- the helper: enter the namespace, say so, then wait until the
     -- scenario closes the pipe or dies (PR_SET_PDEATHSIG kills it then too)
-    core.close_fd(w); core.close_fd(ready_r)
-    local ok, err = self.nsfd:enter()
-    core.write_fd(ready_w, ok and "ok" or err)
-    core.close_fd(ready_w)
-    core.read_all(r)
+    pcall(function()
+      core.close_fd(w); core.close_fd(ready_r)
+      local ok, err = self.nsfd:enter()
+      -- the scenario's namespace fds would keep those namespaces alive
+      -- after ns:close(): the helper holds none
+      core.close_namespaces()
+      core.write_fd(ready_w, ok and "ok" or err)
+      core.close_fd(ready_w)
+      core.read_all(r)
+    end)
     core._exit(0)
   end
   core.close_fd(r); core.close_fd(ready_w)

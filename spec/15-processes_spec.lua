@@ -1,0 +1,190 @@
+-- Processes: namespace teardown with helpers and agents around, agents
+-- that die, what crosses between a process and its children (results of
+-- isolate, scenario and agent calls), ns:exec.
+local mountns = require "mountns"
+local core = require "mountns.core"
+local child = require "mountns.child"
+local helper = require "helper"
+
+local scenario = mountns.scenario
+local unpack = table.unpack or unpack -- luacheck: ignore
+
+-- /S shared in ns, b a copy (peers), then ns's /S a slave of b's: when b is
+-- torn down, the last member of the master group is gone and the kernel
+-- makes ns's /S private. extra(ns) forks helpers before the close.
+local function teardown_master(extra)
+  return scenario(function(ns)
+    ns:mkdir("/S"); ns:mount("s", "/S", "tmpfs"); ns:make_shared("/S")
+    local b = ns:unshare { propagation = "unchanged" }
+    ns:make_slave("/S")
+    extra(ns, b)
+    local before = ns:find("/S").master
+    b:close()
+    return before, ns:find("/S").master, ns:find("/S").propagation
+  end)
+end
+
+describe("processes", function()
+  local host_before
+  setup(function() host_before = helper.host_mountinfo() end)
+  teardown(function() assert.are.equal(host_before, helper.host_mountinfo()) end)
+
+  describe("ns:close()", function()
+    it("tears the namespace down with no helper around (the control)", function()
+      local before, after, prop = teardown_master(function() end)
+      assert.is_number(before)
+      assert.is_nil(after)
+      assert.are.equal("private", prop)
+    end)
+
+    it("tears it down although an agent was started after it", function()
+      local before, after, prop = teardown_master(function(ns)
+        ns:unshare { user = true }
+      end)
+      assert.is_number(before)
+      assert.is_nil(after)
+      assert.are.equal("private", prop)
+    end)
+
+    it("tears it down although ns:pid() helpers were started after it", function()
+      local before, after, prop = teardown_master(function(ns)
+        ns:pid()
+        ns:unshare():pid()
+      end)
+      assert.is_number(before)
+      assert.is_nil(after)
+      assert.are.equal("private", prop)
+    end)
+
+    it("tears down a namespace that has its own ns:pid() helper", function()
+      local before, after = teardown_master(function(_, b) b:pid() end)
+      assert.is_number(before)
+      assert.is_nil(after)
+    end)
+  end)
+
+  describe("agents", function()
+    it("a dead agent makes the call raise naming the agent, how it ended and the call", function()
+      local ok, err, later = scenario(function(ns)
+        local u = ns:unshare { user = true }
+        local pid = u.agent.pid
+        core.kill(pid, "KILL")
+        local ok, err = pcall(u.mkdir, u, "/A")
+        -- the scenario goes on: its own code runs after the failure
+        local ok2, err2 = pcall(u.mkdir, u, "/B")
+        return ok, err .. "|" .. pid, { ok2, err2 }
+      end)
+      assert.is_false(ok)
+      local msg, pid = err:match("^(.*)|(%d+)$")
+      assert.truthy(msg:find("ns:mkdir", 1, true), msg)
+      assert.truthy(msg:find("PID " .. pid, 1, true), msg)
+      assert.truthy(msg:find("killed by SIGKILL", 1, true), msg)
+      assert.is_false(later[1])
+      assert.truthy(later[2]:find("killed by SIGKILL", 1, true), later[2])
+    end)
+
+    it("survives a 300-deep argument and answers the next call", function()
+      local err, made = scenario(function(ns)
+        local u = ns:unshare { user = true }
+        local deep = {}
+        local t = deep
+        for _ = 1, 300 do t[1] = {}; t = t[1] end
+        local _, e = pcall(u.mount, u, "x", "/", "tmpfs", nil, deep)
+        u:mkdir("/B")
+        return e, u:run(function() return select(3, core.mkdir("/B")) end) == core.errno.EEXIST
+      end)
+      assert.truthy(err:find("bad argument", 1, true), err)
+      assert.is_true(made)
+    end)
+
+    it("an argument that cannot cross raises naming the argument", function()
+      local err = scenario(function(ns)
+        local u = ns:unshare { user = true }
+        local _, e = pcall(u.mkdir, u, "/A", { mode = print })
+        return e
+      end)
+      assert.truthy(err:find("ns:mkdir: argument #2[\"mode\"] is a function", 1, true), err)
+    end)
+  end)
+
+  describe("results", function()
+    it("round-trip a table nested 10,000 deep", function()
+      local t = mountns.isolate(function()
+        local deep = {}
+        local x = deep
+        for i = 1, 10000 do x.next = { i = i }; x = x.next end
+        return deep
+      end)
+      local n = 0
+      while t.next do t = t.next; n = n + 1 end
+      assert.are.equal(10000, n)
+      assert.are.equal(10000, t.i)
+    end)
+
+    -- the unpack of Lua 5.1 and LuaJIT stops near 8,000 values (their C
+    -- stack limit): no function returns 10,000 values there
+    local many_it = _VERSION == "Lua 5.1" and pending or it
+    many_it("round-trip 10,000 return values", function()
+      local function pack(...) return { n = select("#", ...), ... } end
+      local res = pack(mountns.isolate(function()
+        local t = {}
+        for i = 1, 10000 do t[i] = i end
+        t[5000] = nil
+        return unpack(t, 1, 10000)
+      end))
+      assert.are.equal(10000, res.n)
+      assert.are.equal(10000, res[10000])
+      assert.is_nil(res[5000])
+    end)
+
+    it("keep shared subtables and cycles", function()
+      local t = mountns.isolate(function()
+        local shared = { "s" }
+        local c = { shared, shared }
+        c.self = c
+        c[shared] = "a table as a key"
+        return c
+      end)
+      assert.are.equal(t[1], t[2])
+      assert.are.equal(t, t.self)
+      assert.are.equal("a table as a key", t[t[1]])
+    end)
+
+    it("keep numbers exact", function()
+      local a, b, c, d, e = mountns.isolate(function()
+        local zero = 0.0 -- negated at run time: 5.1 folds the constant -0.0 into 0
+        return 0.1, -zero, 1 / zero, 2 ^ 53, zero / zero
+      end)
+      assert.are.equal(0.1, a)
+      assert.are.equal(-math.huge, 1 / b)
+      assert.are.equal(math.huge, c)
+      assert.are.equal(2 ^ 53, d)
+      assert.is_true(e ~= e)
+    end)
+
+    it("come back as mount tables from a scenario", function()
+      local t = scenario(function(ns)
+        ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
+        return ns:mounts()
+      end)
+      assert.are.equal("tmpfs", t:find("/X").fstype)
+      assert.truthy(tostring(t):find("/X", 1, true))
+    end)
+
+    it("a function raises naming the result, not the child", function()
+      local ok, err = pcall(mountns.isolate, function() return 1, { f = print } end)
+      assert.is_false(ok)
+      assert.truthy(err:find("result #2[\"f\"] is a function", 1, true), err)
+    end)
+
+    it("a result above the size limit raises naming the limit", function()
+      local max = child.MAX_BYTES
+      child.MAX_BYTES = 4096 -- the child is a fork: it sees this too
+      local ok, err = pcall(mountns.isolate, function() return ("x"):rep(5000) end)
+      child.MAX_BYTES = max
+      assert.is_false(ok)
+      assert.truthy(err:find("too large", 1, true), err)
+      assert.truthy(err:find("MAX_BYTES", 1, true), err)
+    end)
+  end)
+end)
