@@ -5,6 +5,12 @@
  * findmnt: in Lua one string.format per row cost ~1.5 us; here each record
  * is read once, the parent look-up is a hash, and the text goes straight
  * into one luaL_Buffer.
+ *
+ * It is also the one home of the escaping rule of every text mountns shows
+ * (this tree, mountns.format, mountns.dot, expect's diagnostics, watch
+ * lines, show --json): a mount point or source is chosen by whoever mounts
+ * it, inside a container too, and a raw newline or ESC in it would forge a
+ * row of the table root reads, or drive the terminal. See lmns_keep.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -90,15 +96,94 @@ static lua_Integer lmns_field_int(lua_State *L, int rec, const char *k)
 	return v;
 }
 
-/* display columns of a UTF-8 string: continuation bytes take none */
-static size_t lmns_width(const char *s, size_t len)
+/*
+ * The escaping rule. A byte is kept when it is printable ASCII other than
+ * the backslash (and other than the caller's `extra` characters), or part
+ * of a well-formed UTF-8 sequence that is not a C1 control (U+0080 to
+ * U+009F: some terminals obey them as ESC sequences). Every other byte --
+ * C0 controls, DEL, the backslash, a byte of malformed, overlong or
+ * surrogate UTF-8 -- becomes the kernel's three octal digits, \ooo, as
+ * /proc/PID/mountinfo writes a newline (\012). The result is valid UTF-8
+ * without any control character, and reversible: each backslash in it
+ * starts an escape.
+ *
+ * Returns the length of the sequence kept at s (n bytes left), or 0 when
+ * the byte at s is to be escaped.
+ */
+static size_t lmns_keep(const unsigned char *s, size_t n, const char *extra,
+			size_t elen)
 {
-	size_t i, w = 0;
+	unsigned long cp;
+	size_t len, i;
 
-	for (i = 0; i < len; i++)
-		if (((unsigned char)s[i] & 0xc0) != 0x80)
-			w++;
+	if (s[0] < 0x80) {
+		if (s[0] < 0x20 || s[0] == 0x7f || s[0] == '\\' ||
+		    (elen && memchr(extra, s[0], elen)))
+			return 0;
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;	/* a continuation byte, or never in UTF-8 */
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return len;
+}
+
+/* Display columns of s once escaped: an escape takes 4, a kept character 1. */
+static size_t lmns_escaped_width(const char *s, size_t len, const char *extra,
+				 size_t elen)
+{
+	size_t i = 0, w = 0, k;
+
+	while (i < len) {
+		k = lmns_keep((const unsigned char *)s + i, len - i, extra, elen);
+		w += k ? 1 : 4;
+		i += k ? k : 1;
+	}
 	return w;
+}
+
+/* Append s escaped; no Lua stack use but the buffer's. */
+static void lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
+			    const char *extra, size_t elen)
+{
+	size_t i = 0, k;
+	char oct[4];
+
+	while (i < len) {
+		k = lmns_keep((const unsigned char *)s + i, len - i, extra, elen);
+		if (k) {
+			luaL_addlstring(b, s + i, k);
+			i += k;
+		} else {
+			unsigned char c = (unsigned char)s[i++];
+
+			oct[0] = '\\';
+			oct[1] = (char)('0' + (c >> 6));
+			oct[2] = (char)('0' + ((c >> 3) & 7));
+			oct[3] = (char)('0' + (c & 7));
+			luaL_addlstring(b, oct, 4);
+		}
+	}
 }
 
 static void lmns_pad(luaL_Buffer *b, size_t have, size_t want)
@@ -196,32 +281,73 @@ Mount tables as text
 */
 
 /***
+Escape a string for display: the rule of every text mountns shows. Bytes
+that are C0 controls (newline, tab, ESC...), DEL, the backslash, a C1
+control (U+0080 to U+009F) or not part of well-formed UTF-8 become the
+kernel's octal form `\ooo` (a newline: `\012`, as in /proc/PID/mountinfo).
+The result is valid UTF-8 without control characters; it is reversible,
+since every backslash in it starts an escape.
+@function escape
+@tparam string s
+@tparam[opt] string extra more ASCII characters to escape (`" "` gives the
+form of mountinfo fields: `format.mangle`)
+@treturn string s itself when nothing needs escaping
+@usage print(mountns.escape("/mnt/a\nb")) --> /mnt/a\012b
+*/
+static int lmns_tree_escape(lua_State *L)
+{
+	size_t len, elen = 0, i = 0, k;
+	const char *s = luaL_checklstring(L, 1, &len);
+	const char *extra = luaL_optlstring(L, 2, NULL, &elen);
+	luaL_Buffer b;
+
+	while (i < len && (k = lmns_keep((const unsigned char *)s + i,
+					 len - i, extra, elen)) != 0)
+		i += k;
+	if (i == len) {		/* the common case: no copy */
+		lua_settop(L, 1);
+		return 1;
+	}
+	luaL_buffinit(L, &b);
+	luaL_addlstring(&b, s, i);
+	lmns_escape_add(&b, s + i, len - i, extra, elen);
+	luaL_pushresult(&b);
+	return 1;
+}
+
+/***
 The findmnt-like tree of a mount table: TARGET (with the tree drawn
 in front), SOURCE, FSTYPE, ID, PARENT, PROPAGATION, GROUP (shared:N)
-and MASTER (master:N), columns aligned by display width. This is
-`tostring()` of a mount table. Linear in the number of mounts.
+and MASTER (master:N), columns aligned by display width. Text fields
+are escaped as `escape` does, so a control character in a mount point
+cannot break or forge a row. This is `tostring()` of a mount table.
+Linear in the number of mounts.
 @function tree_text
 @tparam table t a mount table (an array of records)
+@tparam[opt] string extra more ASCII characters to escape (as for `escape`)
 @treturn string the tree, one line per mount after a header line
 @raise "mount table entry N is not a record"
 */
 static int lmns_tree_text(lua_State *L)
 {
 	int n, i, k, first_root, *slots, *order, *stack;
-	size_t mask, w1 = 6, w2 = 6, w3 = 6, len;
+	size_t mask, w1 = 6, w2 = 6, w3 = 6, len, elen = 0;
+	const char *extra, *str;
 	lmns_row *rows;
 	char *seen, *lastflags, num[64];
 	luaL_Buffer b;
 
 	luaL_checktype(L, 1, LUA_TTABLE);
+	extra = luaL_optlstring(L, 2, NULL, &elen);
+	lua_settop(L, 2);
 	n = (int)lua_rawlen(L, 1);
 	mask = lmns_hash_size((size_t)n) - 1;
-	rows = lmns_scratch(L, (size_t)n, sizeof *rows);		/* 2 */
-	slots = lmns_scratch(L, mask + 1, sizeof *slots);		/* 3 */
+	rows = lmns_scratch(L, (size_t)n, sizeof *rows);		/* 3 */
+	slots = lmns_scratch(L, mask + 1, sizeof *slots);		/* 4 */
 	memset(slots, 0, (mask + 1) * sizeof *slots);
-	order = lmns_scratch(L, (size_t)n, sizeof *order);		/* 4 */
-	stack = lmns_scratch(L, (size_t)n, sizeof *stack);		/* 5 */
-	seen = lmns_scratch(L, (size_t)n, 1);				/* 6 */
+	order = lmns_scratch(L, (size_t)n, sizeof *order);		/* 5 */
+	stack = lmns_scratch(L, (size_t)n, sizeof *stack);		/* 6 */
+	seen = lmns_scratch(L, (size_t)n, 1);				/* 7 */
 	memset(seen, 0, (size_t)n);
 	for (i = 0; i < n; i++) {
 		lua_rawgeti(L, 1, i + 1);
@@ -241,19 +367,22 @@ static int lmns_tree_text(lua_State *L)
 	}
 	first_root = lmns_tree_link(rows, n, slots, mask);
 	k = lmns_tree_order(rows, n, first_root, order, stack, seen);
-	lastflags = lmns_scratch(L, (size_t)n + 1, 1);			/* 7 */
+	lastflags = lmns_scratch(L, (size_t)n + 1, 1);			/* 8 */
 
-	for (i = 0; i < k; i++) {	/* column widths */
+	for (i = 0; i < k; i++) {	/* column widths, of the escaped text */
 		int r = order[i];
 
 		lua_rawgeti(L, 1, r + 1);
-		lmns_field_str(L, -1, "target", &len);
+		str = lmns_field_str(L, -1, "target", &len);
+		len = lmns_escaped_width(str, len, extra, elen);
 		if (2 * (size_t)rows[r].depth + len > w1)
 			w1 = 2 * (size_t)rows[r].depth + len;
-		lmns_field_str(L, -1, "source", &len);
+		str = lmns_field_str(L, -1, "source", &len);
+		len = lmns_escaped_width(str, len, extra, elen);
 		if (len > w2)
 			w2 = len;
-		lmns_field_str(L, -1, "fstype", &len);
+		str = lmns_field_str(L, -1, "fstype", &len);
+		len = lmns_escaped_width(str, len, extra, elen);
 		if (len > w3)
 			w3 = len;
 		lua_pop(L, 1);
@@ -295,17 +424,18 @@ static int lmns_tree_text(lua_State *L)
 		if (d > 0)
 			luaL_addstring(&b, rows[r].last ? "\xe2\x94\x94\xe2\x94\x80"
 							: "\xe2\x94\x9c\xe2\x94\x80");
-		luaL_addlstring(&b, t, tl);
-		lmns_pad(&b, 2 * (size_t)d + lmns_width(t, tl), w1);
+		lmns_escape_add(&b, t, tl, extra, elen);
+		lmns_pad(&b, 2 * (size_t)d + lmns_escaped_width(t, tl, extra, elen),
+			 w1);
 		luaL_addchar(&b, ' ');
-		luaL_addlstring(&b, src, sl);
-		lmns_pad(&b, sl, w2);
+		lmns_escape_add(&b, src, sl, extra, elen);
+		lmns_pad(&b, lmns_escaped_width(src, sl, extra, elen), w2);
 		luaL_addchar(&b, ' ');
-		luaL_addlstring(&b, fs, fl);
-		lmns_pad(&b, fl, w3);
+		lmns_escape_add(&b, fs, fl, extra, elen);
+		lmns_pad(&b, lmns_escaped_width(fs, fl, extra, elen), w3);
 		luaL_addstring(&b, tail);
-		luaL_addlstring(&b, prop, pl);
-		lmns_pad(&b, pl, 12);
+		lmns_escape_add(&b, prop, pl, extra, elen);
+		lmns_pad(&b, lmns_escaped_width(prop, pl, extra, elen), 12);
 		snprintf(tail, sizeof tail, " %6s %6s", num, num + sizeof num / 2);
 		luaL_addstring(&b, tail);
 	}
@@ -318,6 +448,7 @@ void lmns_tree_open(lua_State *L)
 {
 	static const luaL_Reg funcs[] = {
 		{ "tree_text", lmns_tree_text },
+		{ "escape", lmns_tree_escape },
 		{ NULL, NULL }
 	};
 

@@ -98,11 +98,19 @@ static int lmns_watch_ms(double left)
 	return (int)(left * 1000 + 0.999);
 }
 
-/* poll() that resumes after a signal with what is left of the timeout */
-static int lmns_watch_poll(struct pollfd *pfd, nfds_t n, double timeout)
+/*
+ * poll() that resumes after a signal with what is left of the timeout,
+ * unless the signal's handler set a Lua hook: the standalone interpreters
+ * (lua.c, luajit.c) answer Ctrl-C so, to raise "interrupted!" at the next
+ * Lua instruction. Then it fails with EINTR at once; resuming would hold
+ * Ctrl-C back until the timeout.
+ */
+static int lmns_watch_poll(lua_State *L, struct pollfd *pfd, nfds_t n,
+			   double timeout)
 {
 	double deadline = lmns_watch_now() + timeout;
-	int rc;
+	lua_Hook hook = lua_gethook(L);
+	int mask = lua_gethookmask(L), rc;
 
 	for (;;) {
 		double left = timeout < 0 ? -1 : deadline - lmns_watch_now();
@@ -111,6 +119,10 @@ static int lmns_watch_poll(struct pollfd *pfd, nfds_t n, double timeout)
 			  lmns_watch_ms(left > 0 ? left : 0));
 		if (rc >= 0 || errno != EINTR)
 			return rc;
+		if (lua_gethook(L) != hook || lua_gethookmask(L) != mask) {
+			errno = EINTR;
+			return -1;
+		}
 	}
 }
 
@@ -258,7 +270,7 @@ static int lmns_watch_read(lua_State *L)
 	pfd.fd = w->fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
-	if (lmns_watch_poll(&pfd, 1, timeout) < 0)
+	if (lmns_watch_poll(L, &pfd, 1, timeout) < 0)
 		return lmns_fail(L, errno, "poll", "fanotify", NULL);
 	lua_newtable(L);
 	for (;;) {
@@ -391,7 +403,7 @@ static int lmns_poller_wait(lua_State *L)
 	pfd.fd = p->fd;
 	pfd.events = POLLPRI;
 	pfd.revents = 0;
-	rc = lmns_watch_poll(&pfd, 1, timeout);
+	rc = lmns_watch_poll(L, &pfd, 1, timeout);
 	if (rc < 0)
 		return lmns_fail(L, errno, "poll", "mountinfo", NULL);
 	lua_pushboolean(L, rc > 0 && lmns_poller_changed(&pfd));
@@ -467,7 +479,7 @@ static int lmns_watch_wait_any(lua_State *L)
 		}
 		pfd[i].revents = 0;
 	}
-	if (lmns_watch_poll(pfd, (nfds_t)n, timeout) < 0)
+	if (lmns_watch_poll(L, pfd, (nfds_t)n, timeout) < 0)
 		return lmns_fail(L, errno, "poll", NULL, NULL);
 	luaL_checkstack(L, n, "too many objects");
 	for (i = 0; i < n; i++)

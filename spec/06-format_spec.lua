@@ -201,8 +201,8 @@ describe("format", function()
       assert.are.equal(mountns.format(a, "article"), mountns.format(a))
       assert.are.equal("", mountns.format(mountns.table.new {}, "mountinfo"))
       assert.has_error(function() mountns.format(a, "yaml") end,
-        "bad argument #2 to 'format' (invalid option 'yaml': \"mountinfo\", \"article\" or "
-        .. "\"tree\" expected)")
+        "bad argument #2 to 'format' (invalid option 'yaml': \"mountinfo\", \"article\", "
+        .. "\"tree\" or \"json\" expected)")
     end)
   end)
 

@@ -3,9 +3,12 @@
 -- every namespace involved (paths, IDs, propagation, peer group, master)
 -- with the offending lines marked `>>`. Each also has a `check` form in
 -- `expect.checks` returning `ok, diagnostic` (used by mountns.luassert).
+-- Paths and names in a diagnostic are escaped as `mountns.escape` does: a
+-- crafted mount point cannot forge a line of it.
 -- @module mountns.expect
 
 local mtable = require "mountns.table"
+local escape = require("mountns.core").escape
 
 local M = {}
 local checks = {}
@@ -14,9 +17,9 @@ M.checks = checks
 local function ns_name(ns)
   if type(ns) == "table" and ns.label and ns.id then
     local ok, s = pcall(tostring, ns)
-    if ok then return s end
+    if ok then return escape(s) end
   end
-  return tostring(ns)
+  return escape(tostring(ns))
 end
 
 -- display width: the tree glyphs are one column each
@@ -28,14 +31,19 @@ end
 -- One namespace's table as a findmnt-like tree, offending lines marked ">>".
 local function render(ns, t, marks)
   local rows, w = mtable.tree_rows(t), #"TARGET"
-  for _, r in ipairs(rows) do w = math.max(w, width(r[1])) end
+  for _, r in ipairs(rows) do
+    -- the tree's lead, then the mount point escaped
+    local target = r[2].target
+    r[1] = r[1]:sub(1, #r[1] - #target) .. escape(target)
+    w = math.max(w, width(r[1]))
+  end
   local out = { "  " .. ns_name(ns) .. ":",
     "     " .. "TARGET" .. string.rep(" ", w - 6) .. "    ID PARENT PROPAGATION  GROUPS" }
   for _, r in ipairs(rows) do
     local m = r[2]
     out[#out + 1] = string.format("%s%s%s %5d %6d %-12s %s%s",
       marks[m.target] and "  >> " or "     ", r[1], string.rep(" ", w - width(r[1])),
-      m.id, m.parent_id, m.propagation,
+      m.id, m.parent_id, escape(tostring(m.propagation)),
       m.shared and ("shared:" .. m.shared .. " ") or "",
       m.master and ("master:" .. m.master) or "")
   end
@@ -69,7 +77,7 @@ end
 M.diagnostic = diagnostic
 
 local function where(ns, path)
-  return string.format("%s in %s", path, ns_name(ns))
+  return string.format("%s in %s", escape(tostring(path)), ns_name(ns))
 end
 
 local function check_pair(p, argn)

@@ -6,9 +6,12 @@
 -- structure gives equal text; `format` prints a table as proc(5)
 -- mountinfo, as the seed article's `sed 's/ - .*//'` view, or as a
 -- findmnt-like tree; `golden` compares tables with expected text and
--- shows a line diff when they differ.
+-- shows a line diff when they differ; style "json" gives a JSON document.
+-- Every text field goes through the one escaping rule (`mountns.escape`,
+-- in C beside the tree renderer).
 -- @module mountns.format
 
+local core = require "mountns.core"
 local mtable = require "mountns.table"
 
 local M = {}
@@ -20,6 +23,7 @@ local unpack = table.unpack or unpack -- luacheck: ignore
 local KNOWN = { "id", "parent_id", "major", "minor", "root", "target",
                 "options", "fstype", "source", "super_options", "shared",
                 "master", "propagate_from", "unbindable", "propagation" }
+M.FIELDS = KNOWN
 
 -- Fields that name a mount or namespace for the kernel's lifetime (64-bit
 -- unique mount IDs, namespace IDs): different on every run, and no
@@ -107,15 +111,15 @@ end
 
 -- ---- text --------------------------------------------------------------
 
-local MANGLE = { [" "] = "\\040", ["\t"] = "\\011", ["\n"] = "\\012",
-                 ["\\"] = "\\134" }
-
---- Escape a field the way the kernel's mangle() does in mountinfo: space,
--- tab, newline and backslash become `\040`, `\011`, `\012`, `\134`.
+--- Escape a field for mountinfo-style text: `mountns.escape` (control
+-- characters, DEL, C1 controls, bytes that are not UTF-8 and the backslash
+-- as `\ooo`) plus the space, so that space, tab, newline and backslash
+-- come out as the kernel's mangle() writes them: `\040`, `\011`, `\012`,
+-- `\134`. `parse_mountinfo` reads every such escape back.
 -- @tparam string s
 -- @treturn string
 function M.mangle(s)
-  return (tostring(s):gsub("[ \t\n\\]", MANGLE))
+  return core.escape(tostring(s), " ")
 end
 local mangle = M.mangle
 
@@ -158,32 +162,70 @@ function styles.article(t)
   return out
 end
 
--- findmnt-like tree (tostring of a mount table) with the paths mangled,
--- so a newline in a mount point cannot break a row in two.
+-- findmnt-like tree (tostring of a mount table) with the paths mangled
+-- (spaces escaped too), so that each column is one word.
 function styles.tree(t)
   local copy = {}
   for i, m in ipairs(t) do
     local c = {}
     for k, v in pairs(m) do c[k] = v end
-    c.target, c.source = mangle(m.target), mangle(m.source or "none")
-    c.fstype = mangle(m.fstype)
+    c.source = m.source or "none"
     copy[i] = c
   end
   local out = {}
-  for line in tostring(mtable.new(copy)):gmatch("([^\n]*)\n") do
+  for line in core.tree_text(copy, " "):gmatch("([^\n]*)\n") do
     out[#out + 1] = (line:gsub(" +$", ""))
   end
   return out
 end
 
+-- A JSON string (RFC 8259) of a text field: escaped by the rule first, so
+-- it holds no control character and only valid UTF-8; then the JSON
+-- escapes of the quote and the backslash. A reader gets the bytes back by
+-- decoding JSON, then each \ooo.
+local function json_string(s)
+  return '"' .. core.escape(s):gsub('["\\]', "\\%0") .. '"'
+end
+
+local function json_value(v)
+  local ty = type(v)
+  if ty == "string" then return json_string(v) end
+  if ty == "boolean" then return tostring(v) end
+  if ty == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then return "null" end
+    if v == math.floor(v) and v > -2^63 and v < 2^63 then
+      return string.format("%d", v)
+    end
+    return string.format("%.17g", v)
+  end
+  return "null"
+end
+
+-- {"mounts":[{...},\n{...}]}: one record a line, the record fields
+-- present in the order of FIELDS.
+function styles.json(t)
+  local rows = {}
+  for i, m in ipairs(t) do
+    local kv = {}
+    for _, f in ipairs(KNOWN) do
+      local v = m[f]
+      if v ~= nil then kv[#kv + 1] = '"' .. f .. '":' .. json_value(v) end
+    end
+    rows[i] = "{" .. table.concat(kv, ",") .. "}"
+  end
+  return { '{"mounts":[' .. table.concat(rows, ",\n") .. "]}" }
+end
+
 --- A mount table as text, one line per mount, ending in a newline (an
--- empty table gives "").
+-- empty table gives "", but `"json"` gives `{"mounts":[]}`).
 -- @param t a mount table, or an object with a `:mounts()` method
 -- @tparam[opt="article"] string style `"mountinfo"` (proc(5) lines, paths
 -- escaped like the kernel's), `"article"` (the seed article's
 -- `sed 's/ - .*//'` view: `ID PARENT MAJ:MIN ROOT TARGET OPTIONS [optional
 -- fields]`) or `"tree"` (findmnt-like: TARGET SOURCE FSTYPE ID PARENT
--- PROPAGATION GROUP MASTER)
+-- PROPAGATION GROUP MASTER) or `"json"` (`{"mounts":[{"id":21,...},...]}`,
+-- one record a line, text fields escaped as `mountns.escape` does, then
+-- JSON-quoted: the document is valid UTF-8 whatever bytes the paths hold)
 -- @treturn string
 -- @usage print(mountns.format(mountns.normalize(ns:mounts()), "tree"))
 function M.format(t, style)
@@ -192,7 +234,7 @@ function M.format(t, style)
   local f = type(style) == "string" and styles[style]
   if not f then
     error(string.format("bad argument #2 to 'format' (invalid option '%s': "
-      .. "\"mountinfo\", \"article\" or \"tree\" expected)", tostring(style)), 2)
+      .. "\"mountinfo\", \"article\", \"tree\" or \"json\" expected)", tostring(style)), 2)
   end
   local lines = f(t)
   if #lines == 0 then return "" end

@@ -111,9 +111,24 @@ end
 local OPEN_OPTS = { "fallback", "timeout", "interval" }
 local WATCH_OPTS = { "fallback", "timeout", "interval", "run", "callback" }
 
+-- timeout >= 0, interval > 0 (or false: no re-reads), neither NaN: an
+-- interval of 0 re-read the table without end and starved the deadline, a
+-- NaN deadline never came. level as argcheck's, from the caller.
+local function check_times(opts, fname, argn, level)
+  local t = opts.timeout
+  if t ~= nil and (type(t) ~= "number" or t ~= t or t < 0) then
+    argcheck.error(fname, argn, "option 'timeout' must be a number of seconds >= 0, got "
+      .. (type(t) == "number" and tostring(t) or type(t)), level + 1)
+  end
+  if opts.interval ~= false then
+    argcheck.seconds(opts.interval, fname, argn, "option 'interval'", level + 1)
+  end
+end
+
 -- ns:watch's and mountns.watch's options (fname names which), at level 3.
 local function watch_options(opts, fname, argn)
   opts = argcheck.options(opts, fname, argn, WATCH_OPTS, 3)
+  check_times(opts, fname, argn, 3)
   for _, k in ipairs { "run", "callback" } do
     if opts[k] ~= nil and type(opts[k]) ~= "function" then
       argcheck.error(fname, argn, string.format("option '%s' must be a function, got %s",
@@ -133,6 +148,7 @@ end
 -- @treturn Watch
 function M.open(target, opts)
   opts = argcheck.options(opts, "watch.open", 2, OPEN_OPTS, 2)
+  check_times(opts, "watch.open", 2, 2)
   local h, own, poller, ns = resolve(target)
   local w = setmetatable({ handle = h, own_handle = own, poller = poller, ns = ns,
                            queue = {}, head = 1, records = {}, closed = false,
@@ -305,23 +321,33 @@ end
 function Watch:next(timeout)
   check_open(self)
   if timeout == nil then timeout = self.timeout end
+  if timeout ~= nil and (type(timeout) ~= "number" or timeout ~= timeout) then
+    error("bad argument #1 to 'next' (seconds expected, got " .. tostring(timeout) .. ")", 2)
+  end
   local deadline = timeout and core.clock() + timeout
+  -- waited: the kernel's signals were taken at least once (a wait, or a
+  -- scan, which drains fanotify and reads the table). The deadline is
+  -- checked first, so no busy branch can hold it back.
   local final, waited = false, false
   while true do
     local ev = self:pop()
     if ev then return ev end
     local now = core.clock()
-    if self.dirty then
+    if deadline and now >= deadline and waited then
+      if final then return nil end
+      final = true
+      local via = self.dirty and "poll" or "rescan"
+      self.dirty = false
+      self:scan(via)
+    elseif self.dirty then
       -- a signalled change is read once the fanotify events it came with
       -- are out: they do not wait for a re-read of a large table
       self.dirty = false
       self:scan("poll")
+      waited = true
     elseif self.interval and now >= self.last_scan + self.interval then
       self:scan("rescan")
-    elseif deadline and now >= deadline and waited then
-      if final then return nil end
-      final = true
-      self:scan("rescan")
+      waited = true
     else
       local wait = self.interval and self.last_scan + self.interval - now
       local left = deadline and deadline - now
@@ -418,9 +444,13 @@ end
 
 -- ---- text -----------------------------------------------------------------
 
+-- Text in an event line is escaped as `mountns.escape` does: a crafted
+-- mount point cannot forge a line or drive the terminal.
+local escape = core.escape
+
 local function ns_name(ns)
   local ok, s = pcall(tostring, ns)
-  return ok and s or "?"
+  return ok and escape(s) or "?"
 end
 
 --- "shared:12 master:3", "private", "unbindable" of a record.
@@ -443,8 +473,8 @@ end
 -- "attach /X/a in sh2 mnt:[4026532301]: shared:12 (id 45)".
 function M.describe(ev)
   local m = ev.mount
-  local s = string.format("%-6s %s in %s: %s", ev.kind, M.path_of(ev), ns_name(ev.ns),
-                          M.propagation(m))
+  local s = string.format("%-6s %s in %s: %s", ev.kind, escape(M.path_of(ev)),
+                          ns_name(ev.ns), escape(M.propagation(m)))
   if m.id then s = s .. " (id " .. tostring(m.id) .. ")" end
   if ev.kind == "change" and ev.before then
     -- what changed: "propagation shared:3 -> private", "options rw -> ro"
@@ -453,13 +483,13 @@ function M.describe(ev)
       if f == "propagation" or f == "shared" or f == "master" or f == "unbindable" then
         prop = true
       else
-        parts[#parts + 1] = string.format("%s %s -> %s", f, tostring(ev.before[f]),
-                                          tostring(m[f]))
+        parts[#parts + 1] = string.format("%s %s -> %s", f,
+          escape(tostring(ev.before[f])), escape(tostring(m[f])))
       end
     end
     if prop then
-      table.insert(parts, 1, "propagation " .. M.propagation(ev.before) .. " -> "
-                   .. M.propagation(m))
+      table.insert(parts, 1, "propagation " .. escape(M.propagation(ev.before)) .. " -> "
+                   .. escape(M.propagation(m)))
     end
     if #parts > 0 then s = s .. "; " .. table.concat(parts, "; ") end
   end
@@ -471,7 +501,7 @@ end
 local KINDS = { attach = true, detach = true, change = true }
 
 local function event_text(ns, path, kind)
-  return string.format("%s %s in %s", kind, path, ns_name(ns))
+  return string.format("%s %s in %s", kind, escape(tostring(path)), ns_name(ns))
 end
 
 -- The arguments of expect.propagates: expected events, namespaces to watch
