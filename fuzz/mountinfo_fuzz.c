@@ -9,7 +9,9 @@
  *  - "libmount could not parse it" never happens: mountns' own line check
  *    must refuse whatever libmount would drop or misread;
  *  - a table has one record per non-empty line, in order, and each
- *    record's id and parent_id are the numbers at the start of its line.
+ *    record's id and parent_id are the numbers at the start of its line;
+ *  - its propagation word says "shared", "slave", "unbindable" exactly
+ *    when the record has shared, master, unbindable: no flag is lost.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -31,6 +33,28 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	lmns_fuzz_open("parse_mountinfo");
 	return 0;
+}
+
+/* The record on top: does its propagation word name exactly its flags? */
+static int lmns_fuzz_word_ok(lua_State *L)
+{
+	const char *word;
+	int shared, slave, unbindable, ok;
+
+	lua_getfield(L, -1, "propagation");
+	lua_getfield(L, -2, "shared");
+	lua_getfield(L, -3, "master");
+	lua_getfield(L, -4, "unbindable");
+	word = lua_tostring(L, -4);
+	shared = !lua_isnil(L, -3);
+	slave = !lua_isnil(L, -2);
+	unbindable = lua_toboolean(L, -1);
+	ok = word && (strstr(word, "shared") != NULL) == shared &&
+	     (strstr(word, "slave") != NULL) == slave &&
+	     (strstr(word, "unbindable") != NULL) == unbindable &&
+	     (strcmp(word, "private") == 0) == !(shared || slave || unbindable);
+	lua_pop(L, 4);
+	return ok;
 }
 
 /* Check the records against the lines they came from. */
@@ -61,7 +85,11 @@ static void lmns_fuzz_check_table(lua_State *L, const uint8_t *data,
 			    lua_tointeger(L, -1) != parent)
 				lmns_fuzz_fail("record does not match its line",
 					       data, size);
-			lua_pop(L, 3);
+			lua_pop(L, 2);
+			if (!lmns_fuzz_word_ok(L))
+				lmns_fuzz_fail("propagation word loses a flag",
+					       data, size);
+			lua_pop(L, 1);
 		}
 		p = nl + 1;
 	}
