@@ -75,6 +75,22 @@ describe("arguments", function()
       assert.is_true(gone)
     end)
 
+    it("fsmount's attributes take the mixed form too", function()
+      if not mountns.features().fsmount then
+        pending("this kernel lacks fsmount")
+        return
+      end
+      local opts = isolate(function()
+        local base = helper.sandbox()
+        local m = assert(mountns.fsmount("tmpfs", nil, { "ro", nosuid = true }))
+        assert(mountns.move_mount(m, base))
+        m:close()
+        return mountns.mountinfo():find(base).options
+      end)
+      assert.truthy(opts:match("^ro,"), opts)
+      assert.truthy(opts:match("nosuid"), opts)
+    end)
+
     it("raises on a bad name, value or key, before the system call", function()
       local parse = mountns._parse_flags
       has(raised(parse, "mount", { rdonly = true }), "(unknown flag 'rdonly')")
