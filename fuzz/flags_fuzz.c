@@ -4,11 +4,14 @@
  *
  * Input: byte 0 picks the kind (bits 0-1: mount, umount, mount_attr, an
  * unknown kind) and whether (bit 2) the flags go in as one comma string or
- * as an array (the rest split at
- * '\n'; a lone "#" element becomes a number, a wrong type). The contract:
+ * as a table (the rest split at
+ * '\n'; a lone "#" element becomes a number, a wrong type); with bit 3 the
+ * table is mixed: its even elements become set keys {name = true} (a "#"
+ * element sets the key before it to a number, a wrong type). The contract:
  * misuse raises "bad argument ...", success is an integer mask, and a
- * list's mask is the OR of its names' masks, each parsed alone; a list
- * with a name that fails alone must fail too.
+ * table's mask is the OR of its names' masks, each parsed alone (a set key
+ * is one exact name: no comma, not empty); a table with a name that fails
+ * alone, or a set value that is not a boolean, must fail too.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -107,6 +110,67 @@ static int lmns_fuzz_names(lua_State *L, const char *kind, const char *s,
 	return ok;
 }
 
+/*
+ * Turn the array at index 1 into a mixed table: the odd elements stay a
+ * list (renumbered), each even element becomes a key set to true; a "#"
+ * (a number) there sets the previous key to 7 instead. Returns whether the
+ * table must parse, with the OR of its names' masks in *or.
+ */
+static int lmns_fuzz_mixed(lua_State *L, const char *kind, lua_Integer *or)
+{
+	size_t i, n = (size_t)lua_rawlen(L, 1), len;
+	int list = 0, ok = 1, prev = 0;
+	lua_Integer part;
+	const char *e;
+
+	lua_newtable(L);	/* index 2: the mixed table */
+	for (i = 1; i <= n; i++) {
+		lua_rawgeti(L, 1, (int)i);
+		if (i % 2) {	/* a list element: a comma list, or a number */
+			if (lua_type(L, -1) != LUA_TSTRING) {
+				ok = 0;
+			} else if (ok) {
+				e = lua_tolstring(L, -1, &len);
+				ok = lmns_fuzz_names(L, kind, e, len, or);
+			}
+			lua_rawseti(L, 2, ++list);
+			continue;
+		}
+		if (lua_type(L, -1) != LUA_TSTRING) {	/* "#" */
+			lua_pop(L, 1);
+			if (prev) {	/* the key before: a wrong value type */
+				lua_rawgeti(L, 1, (int)i - 2);
+				lua_pushinteger(L, 7);
+				lua_rawset(L, 2);
+				ok = 0;
+			}
+			prev = 0;
+			continue;
+		}
+		e = lua_tolstring(L, -1, &len);
+		if (len == 0 || memchr(e, ',', len)) {
+			ok = 0;	/* not one name */
+		} else if (ok) {
+			if (lmns_fuzz_parse(L, kind, lua_gettop(L), &part))
+				*or |= part;
+			else
+				ok = 0;
+		}
+		lua_pushvalue(L, -1);
+		lua_rawget(L, 2);
+		if (lua_isnil(L, -1)) {	/* a number set before stays */
+			lua_pop(L, 1);
+			lua_pushboolean(L, 1);
+			lua_rawset(L, 2);
+		} else {
+			lua_pop(L, 2);
+		}
+		prev = 1;
+	}
+	lua_replace(L, 1);
+	return ok;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	lua_State *L = lmns_fuzz_L;
@@ -124,6 +188,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lmns_fuzz_split(L, s, size - 1, '\n', 1);
 	else
 		lua_pushlstring(L, s, size - 1);
+	if ((data[0] & 12) == 12)
+		expect = lmns_fuzz_mixed(L, kind, &or);
 	ok = lmns_fuzz_parse(L, kind, 1, &whole);
 	if (!known) {
 		if (ok)
@@ -131,7 +197,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lua_settop(L, 0);
 		return 0;
 	}
-	if (lua_istable(L, 1)) {
+	if ((data[0] & 12) == 12) {
+		/* the oracle ran while the set was built */
+	} else if (lua_istable(L, 1)) {
 		n = (size_t)lua_rawlen(L, 1);
 		for (i = 1; i <= n && expect; i++) {
 			lua_rawgeti(L, 1, (int)i);
