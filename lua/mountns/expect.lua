@@ -62,7 +62,10 @@ local function diagnostic(headline, items)
       local ok, t = pcall(ns.mounts, ns)
       tables[ns] = ok and t or nil
     end
-    marks[ns][it[2]] = true
+    -- marked as find matches it ("" marks nothing: a namespace shown whole)
+    local path = it[2]
+    if type(path) == "string" and path:sub(1, 1) == "/" then path = mtable.normpath(path) end
+    marks[ns][path] = true
   end
   local out = { headline }
   for _, ns in ipairs(order) do
@@ -80,14 +83,31 @@ local function where(ns, path)
   return string.format("%s in %s", escape(tostring(path)), ns_name(ns))
 end
 
-local function check_pair(p, argn)
+-- A check's path, normalised lexically (mtable.normpath); a bad one raises
+-- at the user's line (norm, check, assertion wrapper, user).
+local function norm(path, argn, fname)
+  local p = mtable.normpath(path, fname, argn, 4) -- (not a tail call: levels)
+  return p
+end
+
+-- (check_pair, records, check, assertion wrapper, user)
+local function check_pair(p, argn, fname)
   if type(p) ~= "table" or type(p[1]) ~= "table" or type(p[2]) ~= "string" then
-    error(string.format("bad argument #%d (expected {ns, path})", argn), 4)
+    error(string.format("bad argument #%d to '%s' (expected {ns, path})", argn, fname), 5)
   end
-  return p[1], p[2]
+  return p[1], mtable.normpath(p[2], fname, argn, 5)
+end
+
+-- A check that names a mount holds neither way when it is not there: the
+-- diagnostic then says which one is missing (the check's third value,
+-- invalid, is true).
+local function missing_text(missing)
+  if #missing == 0 then return "" end
+  return " -- but nothing is mounted at " .. table.concat(missing, ", ")
 end
 
 function checks.mounted(ns, path)
+  path = norm(path, 2, "mounted")
   local m = ns:find(path)
   return m ~= nil, function(negated)
     return diagnostic(negated and ("expected no mount at " .. where(ns, path))
@@ -96,50 +116,59 @@ function checks.mounted(ns, path)
 end
 
 function checks.propagation(ns, path, kind)
+  path = norm(path, 2, "propagation")
   local m = ns:find(path)
   local got = m and m.propagation or "(not mounted)"
   return got == kind, function(negated)
     return diagnostic(string.format("expected %s %sto be %s, it is %s", where(ns, path),
       negated and "not " or "", kind, got), { { ns, path } })
-  end
+  end, m == nil
 end
 
-local function record(p, argn)
-  local ns, path = check_pair(p, argn)
-  return ns:find(path), ns, path
+-- The records the {ns, path} arguments name, those arguments normalised,
+-- and the list of the ones not mounted ("/Typo in sh1 mnt:[N]").
+local function records(fname, args)
+  local recs, items, missing = {}, {}, {}
+  for i, p in ipairs(args) do
+    local ns, path = check_pair(p, i, fname)
+    recs[i], items[i] = ns:find(path), { ns, path }
+    if not recs[i] then missing[#missing + 1] = where(ns, path) end
+  end
+  return recs, items, missing
 end
 
 function checks.peers(...)
-  local items, group, ok = { ... }, nil, true
-  local descr = {}
-  for i, p in ipairs(items) do
-    local m, ns, path = record(p, i)
-    descr[#descr + 1] = where(ns, path) .. " (" .. (m and (m.shared and
+  local recs, items, missing = records("peers", { ... })
+  local group, ok, descr = nil, #items >= 2, {}
+  for i, it in ipairs(items) do
+    local m = recs[i]
+    descr[#descr + 1] = where(it[1], it[2]) .. " (" .. (m and (m.shared and
       ("shared:" .. m.shared) or m.propagation) or "not mounted") .. ")"
     if not (m and m.shared) then ok = false
     elseif group == nil then group = m.shared
     elseif group ~= m.shared then ok = false end
   end
-  if #items < 2 then ok = false end
   return ok, function(negated)
     return diagnostic("expected " .. (negated and "not " or "") .. "one peer group: "
-      .. table.concat(descr, ", "), items)
-  end
+      .. table.concat(descr, ", ") .. missing_text(missing), items)
+  end, #missing > 0
 end
 
 function checks.slave_of(a, b)
-  local s, sns, spath = record(a, 1)
-  local m, mns, mpath = record(b, 2)
+  local recs, items, missing = records("slave_of", { a, b })
+  local s, m = recs[1], recs[2]
   local ok = s ~= nil and m ~= nil and m.shared ~= nil and s.master == m.shared
   return ok, function(negated)
     return diagnostic(string.format("expected %s %sto be a slave of %s's peer group "
-      .. "(its master: %s, the group: %s)", where(sns, spath), negated and "not " or "",
-      where(mns, mpath), s and tostring(s.master) or "not mounted",
-      m and tostring(m.shared) or "not mounted"), { a, b })
-  end
+      .. "(its master: %s, the group: %s)%s", where(items[1][1], items[1][2]),
+      negated and "not " or "", where(items[2][1], items[2][2]),
+      s and tostring(s.master) or "not mounted",
+      m and tostring(m.shared) or "not mounted", missing_text(missing)), items)
+  end, #missing > 0
 end
 
 function checks.locked(ns, path)
+  path = norm(path, 2, "locked")
   local ok, locked = pcall(ns.locked, ns, path)
   -- not a mount at all: neither locked nor not_locked holds (third value)
   return ok and locked, function(negated)

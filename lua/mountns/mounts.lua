@@ -12,11 +12,17 @@
 -- the kernel finds it by walking peer groups, which in a namespace whose
 -- mounts are slaves of large peer groups costs as much as mountinfo does.
 -- The mountinfo path always has it (the kernel computes it anyway).
+-- Either way it is the answer of the namespace's own root, as in
+-- /proc/PID/mountinfo of a process there: for another namespace the
+-- statmount listing then runs in a child that entered it (see
+-- listmount_from_inside); for the caller's own, against the caller's root
+-- (in a chroot, the chroot's answer, as /proc/self/mountinfo gives).
 -- @module mountns.mounts
 
 local core = require "mountns.core"
 local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
+local child = require "mountns.child"
 
 local M = {}
 
@@ -30,8 +36,9 @@ local function handle_of(ns)
   return ns
 end
 
--- The mountinfo text of namespace h, read by a child that enters it.
-local function mountinfo_in(h)
+-- produce() run in a forked child that entered namespace h (its root is
+-- then that namespace's root): its string result, or nil and a message.
+local function in_namespace(h, what, produce)
   local r, w = core.pipe()
   if not r then return nil, w end
   local pid, ferr, ferrno = core.fork()
@@ -43,8 +50,10 @@ local function mountinfo_in(h)
     core.close_fd(r)
     pcall(function()
       local ok, err = h:enter()
-      local text = ok and core.read_mountinfo()
-      core.write_fd(w, text and ("ok\n" .. text) or ("err\n" .. tostring(err)))
+      local text
+      if ok then ok, text = pcall(produce) end
+      if not ok then err = text end
+      core.write_fd(w, ok and ("ok\n" .. text) or ("err\n" .. tostring(err)))
     end)
     core._exit(0)
   end
@@ -54,8 +63,37 @@ local function mountinfo_in(h)
   core.waitpid(pid)
   local status, payload = (data or ""):match("^(%a+)\n(.*)$")
   if status == "ok" then return payload end
-  return nil, "mounts: cannot read the mountinfo of " .. tostring(h)
+  return nil, "mounts: cannot read the " .. what .. " of " .. tostring(h)
     .. ": " .. tostring(payload or "no answer")
+end
+
+-- The mountinfo text of namespace h, read by a child that enters it.
+local function mountinfo_in(h)
+  return in_namespace(h, "mountinfo", function()
+    return assert(core.read_mountinfo())
+  end)
+end
+
+-- Whether h is the caller's own mount namespace.
+local function is_own(h)
+  local me = core.namespace()
+  if not me then return false end
+  local own = me:id() == h:id()
+  me:close()
+  return own
+end
+
+-- The statmount table of another namespace with propagate_from. The kernel
+-- computes propagate_from against the caller's root, as /proc/PID/mountinfo
+-- does against PID's (get_dominating_id(mnt, &current->fs->root)): from
+-- outside the namespace no master is "under the root" and the answer is 0
+-- for every mount. So the listing runs in a child that entered it.
+local function listmount_from_inside(h)
+  local text, err, errno = in_namespace(h, "statmount table", function()
+    return child.encode("result", { assert(core.listmount { stat = true, propagate_from = true }) }, 1)
+  end)
+  if not text then return nil, err, errno end
+  return child.decode(text)[1]
 end
 
 --- Which path `mounts` takes here: "statmount" or "mountinfo".
@@ -88,9 +126,14 @@ function M.mounts(ns, opts)
   opts = argcheck.options(opts, "mounts", argn, { "propagate_from" }, 2)
   local h = handle_of(ns)
   if M.path(h ~= nil) == "statmount" then
-    local t, err, errno = core.listmount { stat = true, ns = h,
-                                          propagate_from = opts.propagate_from
-                                            and true or nil }
+    local t, err, errno
+    if opts.propagate_from and h ~= nil and not is_own(h) then
+      t, err, errno = listmount_from_inside(h)
+    else
+      t, err, errno = core.listmount { stat = true, ns = h,
+                                       propagate_from = opts.propagate_from
+                                         and true or nil }
+    end
     if not t then return nil, err, errno end
     return mtable.new(t)
   end

@@ -255,21 +255,31 @@ function Namespace:mounts(opts)
 end
 
 -- statmount(2) of the mount a path is on: a few microseconds at any table
--- size, where reading the whole table costs milliseconds
+-- size, where reading the whole table costs milliseconds. Only the top
+-- mount of a path that lookup reaches, and only a record with every field
+-- (Linux 6.12's statmount has no source and no fs subtype): else nil, and
+-- find asks the table.
 local function statmount_at(path)
-  local r = core.statmount(path)
+  local r, complete = core.statmount(path)
   -- a path that is not itself a mount point is on its parent's mount
-  if r and r.target == path then return r end
+  if r and complete == true and r.target == path then return r end
   return nil
 end
 
---- The topmost mount at path in this namespace, or nil. Uses statmount(2)
--- where the kernel has it (Linux 6.8+), else the whole mount table.
+--- The topmost mount at path in this namespace, or nil: what
+-- `ns:mounts():find(path)` answers (see `mountns.table`), also for a mount
+-- hidden under an over-mount. `path` is normalised lexically (`/S/`,
+-- `//S` and `/./S` are `/S`). Uses statmount(2) where the kernel gives
+-- complete records (Linux 6.13+) and the path reaches the mount, else the
+-- whole mount table.
 function Namespace:find(path)
   check_open(self, "find")
-  argcheck.path(path, "ns:find", 1, 2)
-  local f = core.features and core.features()
-  if f and f.statmount then return self:run(statmount_at, path) end
+  path = mtable.normpath(path, "ns:find", 1, 2)
+  local f = core.features()
+  if f.statmount_complete and f.statx_unique_id then
+    local r = self:run(statmount_at, path)
+    if r then return r end
+  end
   return self:mounts():find(path)
 end
 

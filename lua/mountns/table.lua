@@ -7,6 +7,7 @@
 -- @module mountns.table
 
 local core = require "mountns.core"
+local argcheck = require "mountns.args"
 
 local M = {}
 local methods = {}
@@ -33,24 +34,101 @@ local function filter(self, keep)
   return out
 end
 
+--- A path normalised lexically, as mount points are written in a table:
+-- `//`, `/./` and a trailing `/` collapse, `..` drops the component before
+-- it (`/..` is `/`). Symlinks are not followed: `/a/../b` is `/b` even when
+-- `/a` is a symlink. The one normaliser of mountns: `find`, the `expect`
+-- checks and their diagnostics all go through it.
+-- @tparam string path an absolute path
+-- @tparam[opt] string fname the function an error names (default "normpath")
+-- @tparam[opt] integer argn the argument number an error names (default 1)
+-- @tparam[opt] integer level where the error points, as `error` counts it
+-- from the caller of normpath (default 1: that caller)
+-- @treturn string
+-- @raise when path is not a string (a number is taken as its text, as
+-- `mountns.args.path` does), is relative or holds a NUL byte
+function M.normpath(path, fname, argn, level)
+  fname, argn, level = fname or "normpath", argn or 1, (level or 1) + 1
+  path = argcheck.path(path, fname, argn, level)
+  if path:sub(1, 1) ~= "/" then
+    argcheck.error(fname, argn, string.format("absolute path expected, got %q", path), level)
+  end
+  if not (path:find("//", 1, true) or path:find("/%.%.?/") or path:find("/%.%.?$")
+          or (#path > 1 and path:sub(-1) == "/")) then
+    return path -- already normal: the common case costs two scans
+  end
+  local parts = {}
+  for c in path:gmatch("[^/]+") do
+    if c == ".." then
+      parts[#parts] = nil
+    elseif c ~= "." then
+      parts[#parts + 1] = c
+    end
+  end
+  return "/" .. table.concat(parts, "/")
+end
+local normpath = M.normpath
+
 --- All records at a mount point, bottom first (mountinfo order).
+-- @tparam string target an absolute path, normalised lexically (`normpath`)
 function methods:find_all(target)
+  target = normpath(target, "find_all", 1, 2)
   return filter(self, function(m) return m.target == target end)
 end
 
+-- Whether path lookup reaches mount m: nothing is stacked on m or on any
+-- of its ancestors, and no sibling mount covers a directory on the way.
+local function reachable(self, m)
+  local byid, kids = {}, {}
+  for _, r in ipairs(self) do
+    byid[r.id] = r
+    local k = kids[r.parent_id]
+    if not k then k = {}; kids[r.parent_id] = k end
+    k[#k + 1] = r
+  end
+  local seen, below = {}, nil
+  while not seen[m] do
+    seen[m] = true
+    for _, c in ipairs(kids[m.id] or {}) do -- something else stacked on m
+      if c ~= m and c ~= below and c.target == m.target then return false end
+    end
+    local p = byid[m.parent_id]
+    if not p or p == m then return true end
+    for _, c in ipairs(kids[p.id]) do -- a sibling on a directory above m
+      if c ~= m and #c.target < #m.target and c.target ~= p.target
+         and m.target:sub(1, #c.target + 1) == c.target .. "/" then
+        return false
+      end
+    end
+    below, m = m, p
+  end
+  return true
+end
+
 --- The topmost mount at a mount point: the one no other mount at the same
--- target is stacked on (mount(8) shows the same one).
--- @tparam string target
+-- target is stacked on (mount(8) shows the same one). A mount hidden by
+-- an over-mount of a directory above it is still found (the table lists
+-- it at its target); when several stacks end at one target (one hidden,
+-- one reached by path lookup), the one path lookup reaches wins, which is
+-- what `ns:find` answers with statmount(2).
+-- @tparam string target an absolute path, normalised lexically (`normpath`)
 -- @treturn table|nil the record
 function methods:find(target)
-  local at = self:find_all(target)
+  target = normpath(target, "find", 1, 2)
+  local at = filter(self, function(m) return m.target == target end)
   if #at <= 1 then return at[1] end
   local under = {}
   for _, m in ipairs(at) do under[m.parent_id] = true end
-  for i = #at, 1, -1 do
-    if not under[at[i].id] then return at[i] end
+  local tops = {}
+  for _, m in ipairs(at) do
+    if not under[m.id] then tops[#tops + 1] = m end
   end
-  return at[#at]
+  if #tops > 1 then
+    for i = #tops, 1, -1 do
+      if reachable(self, tops[i]) then return tops[i] end
+    end
+  end
+  return tops[#tops] or at[#at]
 end
 
 --- The record with that mount ID, or nil.

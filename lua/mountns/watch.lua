@@ -527,7 +527,10 @@ local function parse_expected(...)
       local seen = false
       for _, o in ipairs(watched) do if rawequal(o, ns) then seen = true end end
       if not seen then watched[#watched + 1] = ns end
-      if path then expected[#expected + 1] = { ns = ns, path = path, kind = kind } end
+      if path then
+        expected[#expected + 1] = { ns = ns, kind = kind,
+                                    path = mtable.normpath(path, "propagates", i + 1, 4) }
+      end
     end
   end
   return expected, watched, opts
