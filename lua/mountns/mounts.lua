@@ -90,7 +90,8 @@ end
 -- for every mount. So the listing runs in a child that entered it.
 local function listmount_from_inside(h)
   local text, err, errno = in_namespace(h, "statmount table", function()
-    return child.encode("result", { assert(core.listmount { stat = true, propagate_from = true }) }, 1)
+    local t = assert(core.listmount { stat = true, propagate_from = true })
+    return child.encode("result", { t }, 1)
   end)
   if not text then return nil, err, errno end
   return child.decode(text)[1]
