@@ -295,6 +295,17 @@ describe("answers that do not depend on the path taken", function()
       assert.matches("^expected no mount at /S in ", diag)
       assert.matches("\n  >> [^\n]*/S%s+" .. id .. " ", diag)
     end)
+    it("mean the same mount in expect.propagates", function()
+      local ok, err = scenario(function(sh1)
+        sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
+        sh1:mkdir("/X/a")
+        local sh2 = sh1:unshare { propagation = "unchanged" }
+        local ok, err = pcall(expect.propagates, function() sh1:mount("a", "/X/a", "tmpfs") end,
+          { sh1, "/X//a/" }, { sh2, "/X/./a" })
+        return ok, not ok and tostring(err) or nil
+      end)
+      assert.is_true(ok, err)
+    end)
   end)
 
   describe("expect checks that name a mount", function()
