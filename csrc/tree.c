@@ -148,33 +148,64 @@ static size_t lmns_keep(const unsigned char *s, size_t n, const char *extra,
 	return len;
 }
 
-/* Display columns of s once escaped: an escape takes 4, a kept character 1. */
-static size_t lmns_escaped_width(const char *s, size_t len, const char *extra,
-				 size_t elen)
+/* The length of the run at s that needs no escape; its display columns
+ * (one per character) in *cols. Printable ASCII, the common case, is
+ * tested inline. */
+static size_t lmns_clean_run(const char *s, size_t len, const char *extra,
+			     size_t elen, size_t *cols)
 {
 	size_t i = 0, w = 0, k;
 
 	while (i < len) {
-		k = lmns_keep((const unsigned char *)s + i, len - i, extra, elen);
-		w += k ? 1 : 4;
-		i += k ? k : 1;
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\' &&
+		    !(elen && memchr(extra, c, elen))) {
+			i++;
+		} else if (c >= 0x80 && (k = lmns_keep((const unsigned char *)s + i,
+							 len - i, extra, elen))) {
+			i += k;
+		} else {
+			break;
+		}
+		w++;
+	}
+	*cols = w;
+	return i;
+}
+
+/* Display columns of s once escaped: an escape takes 4, a kept character 1. */
+static size_t lmns_escaped_width(const char *s, size_t len, const char *extra,
+				 size_t elen)
+{
+	size_t i = 0, w = 0, cols;
+
+	while (i < len) {
+		i += lmns_clean_run(s + i, len - i, extra, elen, &cols);
+		w += cols;
+		if (i < len) {	/* one byte to escape */
+			i++;
+			w += 4;
+		}
 	}
 	return w;
 }
 
-/* Append s escaped; no Lua stack use but the buffer's. */
-static void lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
-			    const char *extra, size_t elen)
+/* Append s escaped (no Lua stack use but the buffer's); returns its
+ * display columns. */
+static size_t lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
+			      const char *extra, size_t elen)
 {
-	size_t i = 0, k;
+	size_t i = 0, w = 0, run, cols;
 	char oct[4];
 
 	while (i < len) {
-		k = lmns_keep((const unsigned char *)s + i, len - i, extra, elen);
-		if (k) {
-			luaL_addlstring(b, s + i, k);
-			i += k;
-		} else {
+		run = lmns_clean_run(s + i, len - i, extra, elen, &cols);
+		luaL_addlstring(b, s + i, run);
+		i += run;
+		w += cols;
+		if (i < len) {
+			w += 4;
 			unsigned char c = (unsigned char)s[i++];
 
 			oct[0] = '\\';
@@ -184,6 +215,7 @@ static void lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
 			luaL_addlstring(b, oct, 4);
 		}
 	}
+	return w;
 }
 
 static void lmns_pad(luaL_Buffer *b, size_t have, size_t want)
@@ -296,14 +328,12 @@ form of mountinfo fields: `format.mangle`)
 */
 static int lmns_tree_escape(lua_State *L)
 {
-	size_t len, elen = 0, i = 0, k;
+	size_t len, elen = 0, i, cols;
 	const char *s = luaL_checklstring(L, 1, &len);
 	const char *extra = luaL_optlstring(L, 2, NULL, &elen);
 	luaL_Buffer b;
 
-	while (i < len && (k = lmns_keep((const unsigned char *)s + i,
-					 len - i, extra, elen)) != 0)
-		i += k;
+	i = lmns_clean_run(s, len, extra, elen, &cols);
 	if (i == len) {		/* the common case: no copy */
 		lua_settop(L, 1);
 		return 1;
@@ -424,18 +454,14 @@ static int lmns_tree_text(lua_State *L)
 		if (d > 0)
 			luaL_addstring(&b, rows[r].last ? "\xe2\x94\x94\xe2\x94\x80"
 							: "\xe2\x94\x9c\xe2\x94\x80");
-		lmns_escape_add(&b, t, tl, extra, elen);
-		lmns_pad(&b, 2 * (size_t)d + lmns_escaped_width(t, tl, extra, elen),
+		lmns_pad(&b, 2 * (size_t)d + lmns_escape_add(&b, t, tl, extra, elen),
 			 w1);
 		luaL_addchar(&b, ' ');
-		lmns_escape_add(&b, src, sl, extra, elen);
-		lmns_pad(&b, lmns_escaped_width(src, sl, extra, elen), w2);
+		lmns_pad(&b, lmns_escape_add(&b, src, sl, extra, elen), w2);
 		luaL_addchar(&b, ' ');
-		lmns_escape_add(&b, fs, fl, extra, elen);
-		lmns_pad(&b, lmns_escaped_width(fs, fl, extra, elen), w3);
+		lmns_pad(&b, lmns_escape_add(&b, fs, fl, extra, elen), w3);
 		luaL_addstring(&b, tail);
-		lmns_escape_add(&b, prop, pl, extra, elen);
-		lmns_pad(&b, lmns_escaped_width(prop, pl, extra, elen), 12);
+		lmns_pad(&b, lmns_escape_add(&b, prop, pl, extra, elen), 12);
 		snprintf(tail, sizeof tail, " %6s %6s", num, num + sizeof num / 2);
 		luaL_addstring(&b, tail);
 	}

@@ -172,7 +172,7 @@ function checks.locked(ns, path)
   local ok, locked = pcall(ns.locked, ns, path)
   -- not a mount at all: neither locked nor not_locked holds (third value)
   return ok and locked, function(negated)
-    local why = ok and (locked and "it is" or "it is not") or tostring(locked)
+    local why = ok and (locked and "it is" or "it is not") or escape(tostring(locked))
     return diagnostic(string.format("expected %s %sto be locked (%s)", where(ns, path),
       negated and "not " or "", why), { { ns, path } })
   end, not ok
