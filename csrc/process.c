@@ -301,6 +301,147 @@ static int lmns_process_read_exact(lua_State *L)
 }
 
 /***
+Read two fds until end of file on both, at the same time (a child's
+stdout and stderr: reading one to its end first would deadlock once the
+child filled the other pipe).
+@function read_outputs
+@tparam int fd1
+@tparam int fd2
+@tparam[opt] number timeout seconds; absent or negative: no limit
+@treturn[1] string what fd1 gave
+@treturn[1] string what fd2 gave
+@return[2] nil
+@treturn[2] string "timeout"
+@treturn[2] string what fd1 gave so far
+@treturn[2] string what fd2 gave so far
+*/
+static int lmns_process_read_outputs(lua_State *L)
+{
+	int fds[2], open[2] = { 1, 1 }, i;
+	double timeout = luaL_optnumber(L, 3, -1);
+	double deadline = lmns_now() + timeout;
+	char buf[8192];
+
+	fds[0] = (int)luaL_checkinteger(L, 1);
+	fds[1] = (int)luaL_checkinteger(L, 2);
+	lua_settop(L, 3);
+	lua_pushliteral(L, "");	/* 4: fd1's data */
+	lua_pushliteral(L, "");	/* 5: fd2's data */
+	while (open[0] || open[1]) {
+		struct pollfd pfd[2];
+		int ms = -1, rc;
+
+		for (i = 0; i < 2; i++) {
+			pfd[i].fd = open[i] ? fds[i] : -1;
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		if (timeout >= 0) {
+			double left = deadline - lmns_now();
+
+			ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+		}
+		rc = poll(pfd, 2, ms);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0)
+			return lmns_fail(L, errno, "poll", NULL, NULL);
+		if (rc == 0) {
+			lua_pushnil(L);
+			lua_pushliteral(L, "timeout");
+			lua_pushvalue(L, 4);
+			lua_pushvalue(L, 5);
+			return 4;
+		}
+		for (i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (!open[i] || !pfd[i].revents)
+				continue;
+			n = read(fds[i], buf, sizeof buf);
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n < 0)
+				return lmns_fail(L, errno, "read", NULL, NULL);
+			if (n == 0) {
+				open[i] = 0;
+				continue;
+			}
+			/* appending: quadratic only in the number of reads, each
+			 * up to 8 KiB, as the outputs of tools are small */
+			lua_pushvalue(L, 4 + i);
+			lua_pushlstring(L, buf, (size_t)n);
+			lua_concat(L, 2);
+			lua_replace(L, 4 + i);
+		}
+	}
+	return 2;
+}
+
+/***
+Replace the process with a program, like execvp(3): a name without a `/`
+is looked up in `PATH`. Only returns on failure.
+@function execvp
+@tparam table argv the program and its arguments, strings (`argv[1]` is
+the program)
+@tparam[opt] table fds `stdin`, `stdout`, `stderr`: fds put at 0, 1 and 2
+first (dup2)
+@return nil
+@treturn string "execvp PROGRAM: strerror (ENAME)"
+@treturn int errno
+@see execvp(3)
+*/
+static int lmns_process_execvp(lua_State *L)
+{
+	static const char *const keys[] = { "stdin", "stdout", "stderr", NULL };
+	int n, i, fds[3] = { -1, -1, -1 };
+	const char **argv;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	n = (int)lua_rawlen(L, 1);
+	if (n < 1)
+		return luaL_argerror(L, 1, "a program name expected at [1]");
+	if (!lua_isnoneornil(L, 2)) {
+		lmns_checkkeys(L, 2, keys);
+		for (i = 0; i < 3; i++) {
+			lua_getfield(L, 2, keys[i]);
+			if (!lua_isnil(L, -1)) {
+				if (!lua_isnumber(L, -1))
+					return luaL_argerror(L, 2, lua_pushfstring(L,
+						"option '%s': an fd expected", keys[i]));
+				fds[i] = (int)lua_tointeger(L, -1);
+			}
+			lua_pop(L, 1);
+		}
+	}
+	/* userdata: freed by the GC if a check below raises */
+	argv = lua_newuserdata(L, sizeof *argv * ((size_t)n + 1));
+	for (i = 1; i <= n; i++) {
+		size_t len;
+		const char *a;
+
+		lua_rawgeti(L, 1, i);
+		a = lua_tolstring(L, -1, &len);
+		if (!a || lua_type(L, -1) != LUA_TSTRING)
+			return luaL_argerror(L, 1, lua_pushfstring(L,
+				"argv[%d]: string expected, got %s", i,
+				luaL_typename(L, -1)));
+		if (strlen(a) != len)
+			return luaL_argerror(L, 1, lua_pushfstring(L,
+				"argv[%d]: embedded NUL byte", i));
+		argv[i - 1] = a;	/* kept alive by the table argv */
+		lua_pop(L, 1);
+	}
+	argv[n] = NULL;
+	for (i = 0; i < 3; i++)
+		if (fds[i] >= 0 && fds[i] != i && dup2(fds[i], i) < 0)
+			return lmns_fail(L, errno, "execvp: dup2", argv[0], NULL);
+	fflush(NULL);
+	execvp(argv[0], (char *const *)argv);
+	return lmns_fail(L, errno, "execvp", argv[0], NULL);
+}
+
+/***
 Wait for a child to end.
 @function waitpid
 @tparam int pid
@@ -465,6 +606,8 @@ void lmns_process_open(lua_State *L)
 		{ "write_fd", lmns_process_write },
 		{ "read_all", lmns_process_read_all },
 		{ "read_exact", lmns_process_read_exact },
+		{ "read_outputs", lmns_process_read_outputs },
+		{ "execvp", lmns_process_execvp },
 		{ "waitpid", lmns_process_waitpid },
 		{ "kill", lmns_process_kill },
 		{ "_exit", lmns_process_exit },

@@ -187,4 +187,62 @@ describe("processes", function()
       assert.truthy(err:find("MAX_BYTES", 1, true), err)
     end)
   end)
+
+  describe("ns:exec", function()
+    it("runs a host tool whose /proc/self/mountinfo is the namespace's", function()
+      local r, t = scenario(function(ns)
+        ns:mkdir("/S"); ns:mount("s", "/S", "tmpfs"); ns:make_shared("/S")
+        return ns:exec { "cat", "/proc/self/mountinfo" }, ns:mounts()
+      end)
+      assert.are.equal(0, r.code)
+      local seen = assert(mountns.parse_mountinfo(r.stdout))
+      assert.are.equal(#t, #seen)
+      for i, m in ipairs(t) do
+        assert.are.equal(m.id, seen[i].id)
+        assert.are.equal(m.target, seen[i].target)
+        assert.are.equal(m.shared, seen[i].shared)
+      end
+      assert.are.equal("/S", seen[2].target)
+    end)
+
+    it("runs findmnt on the namespace, also one of a user namespace the scenario made", function()
+      local mine, theirs = scenario(function(ns)
+        ns:mkdir("/S"); ns:mount("s", "/S", "tmpfs"); ns:make_shared("/S")
+        local u = ns:unshare { user = true }
+        u:mkdir("/U"); u:mount("u", "/U", "tmpfs")
+        return ns:exec { "findmnt", "-rn", "-o", "TARGET,PROPAGATION" },
+               u:exec { "findmnt", "-rn", "-o", "TARGET,SOURCE" }
+      end)
+      assert.are.equal("/ private\n/S shared\n", mine.stdout)
+      assert.truthy(theirs.stdout:find("/U u\n", 1, true), theirs.stdout)
+    end)
+
+    it("returns the exit status, stdout and stderr, or the signal", function()
+      local r, k = scenario(function(ns)
+        return ns:exec { "sh", "-c", "echo out; echo err >&2; exit 3" },
+               ns:exec { "sh", "-c", "kill -SEGV $$" }
+      end)
+      assert.are.same({ code = 3, stdout = "out\n", stderr = "err\n" }, r)
+      assert.are.equal("SIGSEGV", k.signal)
+      assert.is_nil(k.code)
+    end)
+
+    it("raises for a tool that cannot be run", function()
+      local ok, err = pcall(scenario, function(ns) return ns:exec { "/nonexistent/no-such-tool-mountns" } end)
+      assert.is_false(ok)
+      assert.truthy(err:find("ns:exec: execvp /nonexistent/no-such-tool-mountns: ", 1, true), err)
+      assert.truthy(err:find("(ENOENT)", 1, true), err)
+    end)
+
+    it("os.execute and io.popen raise inside a scenario, naming ns:exec", function()
+      local e1, e2 = scenario(function()
+        local _, a = pcall(os.execute, "kill -SEGV $PPID")
+        local _, b = pcall(io.popen, "ls")
+        return a, b
+      end)
+      assert.truthy(e1:find("os.execute is not available inside a scenario", 1, true), e1)
+      assert.truthy(e1:find("ns:exec", 1, true), e1)
+      assert.truthy(e2:find("io.popen is not available inside a scenario", 1, true), e2)
+    end)
+  end)
 end)

@@ -339,6 +339,94 @@ function Namespace:pid()
   return pid
 end
 
+--- Run a host tool that looks at this namespace: `ns:exec{"findmnt", "-o",
+-- "TARGET,PROPAGATION"}`, `ns:exec{"cat", "/proc/self/mountinfo"}`.
+-- The tool runs on the host's files (its `/`, `PATH` and libraries are the
+-- host's: a scenario's own `/` is a bare tmpfs) and sees this namespace
+-- through `/proc/self`: in a throw-away private copy of the isolate's
+-- namespace, `/proc/self` (the tool's own PID) is covered by a bind mount
+-- of `/proc/PID` of `ns:pid()`, so `/proc/self/mountinfo` and
+-- `/proc/self/mounts` are this namespace's, as its own processes see them.
+-- A process that is not the tool itself (a child of a shell) has its own
+-- `/proc/self`: pass `/proc/PID` of `ns:pid()` there.
+-- @tparam table argv the program (looked up in the host's `PATH`) and its
+-- arguments, strings
+-- @tparam[opt] table opts `timeout` in seconds (default 60)
+-- @treturn table `{code = exit status (nil if killed), signal = "SIGSEGV"
+-- (nil if not killed), stdout = "...", stderr = "..."}`; a tool that
+-- cannot be run (not found) raises
+function Namespace:exec(argv, opts)
+  check_open(self, "exec")
+  if type(argv) ~= "table" or type(argv[1]) ~= "string" then
+    argcheck.error("ns:exec", 1, "a table {program, args...} expected, got "
+      .. (type(argv) == "table" and "a table without a program name" or type(argv)), 2)
+  end
+  for i = 1, #argv do
+    if type(argv[i]) ~= "string" then
+      argcheck.error("ns:exec", 1, "argv[" .. i .. "]: string expected, got "
+        .. type(argv[i]), 2)
+    end
+    if argv[i]:find("\0", 1, true) then
+      argcheck.error("ns:exec", 1, "argv[" .. i .. "]: embedded NUL byte", 2)
+    end
+  end
+  opts = argcheck.options(opts, "ns:exec", 2, { "timeout" }, 2)
+  local timeout = argcheck.seconds(opts.timeout, "ns:exec", 2, "option 'timeout'", 2)
+    or 60
+  local host = state.host
+  if not host then error("ns:exec: the isolate's namespace is gone", 2) end
+  local helper = self:pid()
+  local out_r, out_w = assert(core.pipe())
+  local err_r, err_w = assert(core.pipe())
+  local in_r, in_w = assert(core.pipe())
+  local st_r, st_w = assert(core.pipe())
+  local pid, ferr = core.fork()
+  if not pid then
+    for _, fd in ipairs { out_r, out_w, err_r, err_w, in_r, in_w, st_r, st_w } do
+      core.close_fd(fd)
+    end
+    error("ns:exec: " .. ferr, 2)
+  end
+  if pid == 0 then
+    local _, e = pcall(function()
+      core.close_fd(out_r); core.close_fd(err_r); core.close_fd(in_w)
+      core.close_fd(st_r)
+      core.close_namespaces(host)
+      local function try(ok, err)
+        if not ok then error(err, 0) end
+      end
+      -- the isolate's namespace (/ is the host's tree), then a private
+      -- copy of it, so the bind mount stays in this process
+      try(host:enter())
+      host:close()
+      try(core.unshare { mount = true, propagation = "private" })
+      try(core.bind("/proc/" .. helper, "/proc/self"))
+      local _, err = core.execvp(argv, { stdin = in_r, stdout = out_w, stderr = err_w })
+      error(err, 0)
+    end)
+    -- only reached when the tool could not be run (st_w closes on exec)
+    core.write_fd(st_w, tostring(e))
+    core._exit(127)
+  end
+  for _, fd in ipairs { out_w, err_w, in_r, in_w, st_w } do core.close_fd(fd) end
+  local stdout, stderr, so_far_out, so_far_err = core.read_outputs(out_r, err_r, timeout)
+  core.close_fd(out_r); core.close_fd(err_r)
+  local failed = core.read_all(st_r)
+  core.close_fd(st_r)
+  if not stdout and stderr == "timeout" then
+    core.kill(pid, "KILL")
+    core.waitpid(pid)
+    error(string.format("ns:exec: %s ran past its timeout of %g s and was "
+      .. "killed (output so far: %q %q)", argv[1], timeout, so_far_out,
+      so_far_err), 2)
+  end
+  local how, code = core.waitpid(pid)
+  if failed and failed ~= "" then error("ns:exec: " .. failed, 2) end
+  return { code = how == "exited" and code or nil,
+           signal = how == "killed" and code or nil,
+           stdout = stdout, stderr = stderr }
+end
+
 -- End the helper process of ns:pid(), if any, and reap it.
 function Namespace:close_pid()
   if self.pid_ then
@@ -403,6 +491,20 @@ local function make_root()
   assert(agent.ops.pivot_root("/tmp"))
 end
 
+-- os.execute and io.popen run /bin/sh, which a scenario's / (a tmpfs) has
+-- not: they would do nothing (os.execute) or fail obscurely (io.popen), and
+-- os.execute("kill ...") would let a scenario pass silently. They raise.
+local function no_shell()
+  local function refuse(name)
+    return function()
+      error(name .. " is not available inside a scenario (its / is a tmpfs "
+        .. "without /bin/sh): run host tools with ns:exec{program, args...}", 2)
+    end
+  end
+  rawset(os, "execute", refuse("os.execute"))
+  rawset(io, "popen", refuse("io.popen"))
+end
+
 -- The picture of the namespaces still open at the end (for run --dot).
 local function picture(title)
   local open = {}
@@ -416,9 +518,14 @@ end
 
 -- Runs in the isolated child; returns the picture (or false) then fn's results.
 local function run_inside(fn, opts, dot_title, ...)
+  -- the isolate's namespace still has the host's tree (/bin, /proc): ns:exec
+  -- runs host tools from it, so the scenario keeps it (and this is why a
+  -- scenario unshares a second namespace rather than pivoting in this one)
+  local host = assert(core.namespace())
   isolate.private_namespace()
   make_root()
-  state = { namespaces = {}, count = 0, agents = {} }
+  no_shell()
+  state = { namespaces = {}, count = 0, agents = {}, host = host }
   local first = new_namespace(assert(core.namespace()), opts.label)
   state.current = first
   local args = pack(...)
