@@ -171,6 +171,33 @@ describe("processes", function()
       assert.truthy(tostring(t):find("/X", 1, true))
     end)
 
+    it("cost the parent a small multiple of the result's size in memory", function()
+      -- a fresh Lua, so its peak RSS (VmHWM) is this call's: 100,000
+      -- strings of about 100 bytes (about 15 MB as Lua values)
+      local out = helper.sh(helper.lua_cmd() .. [[ -e '
+        local mountns = require "mountns"
+        local function hwm()
+          for l in io.lines("/proc/self/status") do
+            local v = l:match("^VmHWM:%s+(%d+)")
+            if v then return tonumber(v) end
+          end
+        end
+        collectgarbage(); collectgarbage()
+        local k0, h0 = collectgarbage("count"), hwm()
+        local t = mountns.isolate(function()
+          local r = {}
+          for i = 1, 100000 do r[i] = ("x"):rep(100) .. i end
+          return r
+        end)
+        local h1 = hwm()
+        collectgarbage(); collectgarbage()
+        io.write(h1 - h0, " ", collectgarbage("count") - k0, " ", #t)' 2>&1]])
+      local peak, kept, n = out:match("^(%d+) ([%d.]+) (%d+)$")
+      assert.are.equal("100000", n, out)
+      assert.is_true(tonumber(peak) < 3 * tonumber(kept),
+        "peak " .. peak .. " KiB for a result of " .. kept .. " KiB")
+    end)
+
     it("a function raises naming the result, not the child", function()
       local ok, err = pcall(mountns.isolate, function() return 1, { f = print } end)
       assert.is_false(ok)
@@ -228,7 +255,9 @@ describe("processes", function()
     end)
 
     it("raises for a tool that cannot be run", function()
-      local ok, err = pcall(scenario, function(ns) return ns:exec { "/nonexistent/no-such-tool-mountns" } end)
+      local ok, err = pcall(scenario, function(ns)
+        return ns:exec { "/nonexistent/no-such-tool-mountns" }
+      end)
       assert.is_false(ok)
       assert.truthy(err:find("ns:exec: execvp /nonexistent/no-such-tool-mountns: ", 1, true), err)
       assert.truthy(err:find("(ENOENT)", 1, true), err)

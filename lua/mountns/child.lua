@@ -9,11 +9,13 @@
 -- table reached again (a shared subtable, a cycle) comes back as the same
 -- table. Mount tables (`mountns.table`) come back as mount tables.
 --
--- The form (lengths and numbers as decimal text, so any Lua from 5.1 on
--- reads it): `n` nil, `t`/`f` booleans, `i<dec>;` an integer, `d<%.17g>;`
--- a float, `s<len>;<bytes>` a string, `T` or `M` (a mount table) opens a
--- table whose key/value pairs follow until `E`, `R<k>;` is the k-th table
--- opened. A message is `<count>;` then that many values.
+-- The form (by hand: string.pack is 5.3+ only): `n` nil, `t`/`f` booleans,
+-- `p<varint>`/`m<varint>` an integer below 2^53 and its sign, `i<dec>;` a
+-- larger one (5.3+), `d<%.17g>;` a float, `s<varint><bytes>` a string
+-- (a varint: 7 bits a byte, low first, the high bit on all but the
+-- last), `T` or `M` (a mount table) opens a table whose key/value pairs
+-- follow until `E`, `R<k>;` is the k-th table opened. A message is
+-- `<count>;` then that many values.
 -- @module mountns.child
 
 local core = require "mountns.core"
@@ -29,6 +31,23 @@ local math_type = math.type -- luacheck: ignore (nil on 5.1, 5.2, LuaJIT)
 -- computed: 5.1 folds the constant -0.0 into 0
 local NEG_ZERO = -tonumber("0.0")
 local mount_mt = getmetatable(mtable.new({}))
+
+local char, floor = string.char, math.floor
+
+-- A length or a magnitude below 2^53 as a varint: 7 bits a byte, low
+-- bits first, the high bit set on every byte but the last. By hand:
+-- string.pack is 5.3+ only.
+local function varint(z)
+  if z < 128 then return char(z) end
+  local bytes = {}
+  while z >= 128 do
+    local low = z % 128
+    bytes[#bytes + 1] = low + 128
+    z = floor((z - low) / 128)
+  end
+  bytes[#bytes + 1] = z
+  return char((table.unpack or unpack)(bytes)) -- luacheck: ignore
+end
 
 local function number_text(v)
   if v ~= v then return "d", "nan" end
@@ -66,21 +85,17 @@ end
 function M.encode(what, vals, n, skip)
   n = n or vals.n or #vals
   skip = skip or 0
-  local out, size = { n .. ";" }, 0
+  local max = M.MAX_BYTES
+  local out, no, size = { n .. ";" }, 1, 0
   local seen, count = {}, 0
-  -- the work stack: a value, or END (close a table); the table holding
-  -- the value and its key, for the message of a value that cannot cross
-  local END = seen
-  local wv, wt, wk = {}, {}, {}
-  local top
+  -- the open tables, innermost last: the table, the key next() goes on
+  -- from, and a value still to write (after a key that is a table)
+  local ft, fk, fv, fpend, depth = {}, {}, {}, {}, 0
+  -- where each table was found, for the message of a value that cannot cross
   local parent, key_in, top_names = {}, {}, {}
-  local function put(s)
-    size = size + #s
-    if size > M.MAX_BYTES then
-      error(string.format("%s: too large to cross a process (more than "
-        .. "%d bytes, mountns.child.MAX_BYTES)", what, M.MAX_BYTES), 0)
-    end
-    out[#out + 1] = s
+  local function too_large()
+    error(string.format("%s: too large to cross a process (more than "
+      .. "%d bytes, mountns.child.MAX_BYTES)", what, max), 0)
   end
   local function bad(v, holder, key, as_key)
     local where = holder and path_of(top_names, parent, key_in, holder, key)
@@ -89,59 +104,88 @@ function M.encode(what, vals, n, skip)
       .. "and tables cross a process", where, as_key and " (a key)" or "",
       type(v)), 0)
   end
-  for i = 1, n do
-    top = 1
-    wv[1], wt[1], wk[1] = vals[i], nil, what .. " #" .. (i - skip)
-    while top > 0 do
-      local v, holder, key = wv[top], wt[top], wk[top]
-      wv[top], wt[top], wk[top] = nil, nil, nil
-      top = top - 1
-      local ty = type(v)
-      if rawequal(v, END) then
-        put("E")
-      elseif ty == "string" then
-        put("s" .. #v .. ";"); put(v)
-      elseif ty == "number" then
-        local tag, text = number_text(v)
-        put(tag .. text .. ";")
-      elseif ty == "boolean" then
-        put(v and "t" or "f")
-      elseif v == nil then
-        put("n")
-      elseif ty == "table" then
-        if seen[v] then
-          put("R" .. seen[v] .. ";")
-        else
-          count = count + 1
-          seen[v] = count
-          if holder then
-            parent[v], key_in[v] = holder, key
-          else
-            top_names[v] = key
-          end
-          put(getmetatable(v) == mount_mt and "M" or "T")
-          top = top + 1
-          wv[top] = END
-          -- pairs pushed last come out first: keep next's order
-          local pairs_ = {}
-          for k, x in next, v do
-            local kt = type(k)
-            if kt == "function" or kt == "userdata" or kt == "thread" then
-              bad(k, v, k, true)
-            end
-            pairs_[#pairs_ + 1] = k
-            pairs_[#pairs_ + 1] = x
-          end
-          for j = #pairs_ - 1, 1, -2 do
-            local k, x = pairs_[j], pairs_[j + 1]
-            top = top + 1
-            wv[top], wt[top], wk[top] = x, v, k
-            top = top + 1
-            wv[top], wt[top], wk[top] = k, v, k
-          end
-        end
+  -- Write v; true if v is a table opened here (its pairs come next).
+  local function emit(v, holder, key, as_key)
+    local ty = type(v)
+    if ty == "string" then
+      local l = #v
+      size = size + l
+      if size > max then too_large() end
+      out[no + 1] = "s" .. varint(l)
+      out[no + 2] = v
+      no = no + 2
+    elseif ty == "number" then
+      no = no + 1
+      if v % 1 == 0 and v > -2^53 and v < 2^53 and (v ~= 0 or 1 / v > 0)
+          and (not math_type or math_type(v) == "integer") then
+        out[no] = v < 0 and "m" .. varint(-v) or "p" .. varint(v)
       else
-        bad(v, holder, key)
+        local tag, text = number_text(v)
+        out[no] = tag .. text .. ";"
+      end
+    elseif ty == "boolean" then
+      no = no + 1
+      out[no] = v and "t" or "f"
+    elseif ty == "table" then
+      local id = seen[v]
+      no = no + 1
+      if id then
+        out[no] = "R" .. id .. ";"
+        return false
+      end
+      count = count + 1
+      seen[v] = count
+      if holder then
+        parent[v], key_in[v] = holder, key
+      else
+        top_names[v] = key
+      end
+      out[no] = getmetatable(v) == mount_mt and "M" or "T"
+      depth = depth + 1
+      ft[depth], fk[depth], fpend[depth] = v, nil, false
+      return true
+    elseif v == nil then
+      no = no + 1
+      out[no] = "n"
+    else
+      bad(v, holder, key, as_key)
+    end
+    return false
+  end
+  for i = 1, n do
+    emit(vals[i], nil, what .. " #" .. (i - skip))
+    while depth > 0 do
+      local d = depth
+      local t, k = ft[d], fk[d]
+      local descended = false
+      if fpend[d] then
+        -- the key k was a table, now written: its value comes next
+        local v = fv[d]
+        fpend[d], fv[d] = false, nil
+        descended = emit(v, t, k)
+      end
+      if not descended then
+        local v
+        k, v = next(t, k)
+        while k ~= nil do
+          size = size + 8 -- a bound on the tokens' bytes, for the limit
+          if size > max then too_large() end
+          if emit(k, t, k, true) then
+            fk[d], fv[d], fpend[d] = k, v, true
+            break
+          end
+          if emit(v, t, k) then
+            fk[d] = k
+            break
+          end
+          k, v = next(t, k)
+        end
+        if k == nil then
+          no = no + 1
+          out[no] = "E"
+          ft[d], fk[d], fv[d], fpend[d] = nil, nil, nil, nil
+          depth = d - 1
+        end
       end
     end
   end
@@ -165,52 +209,80 @@ local function number_of(tag, text, pos)
   return v
 end
 
+local byte, find, sub = string.byte, string.find, string.sub
+local B_s, B_i, B_d, B_R = byte("s"), byte("i"), byte("d"), byte("R")
+local B_t, B_f, B_n = byte("t"), byte("f"), byte("n")
+local B_T, B_M, B_E = byte("T"), byte("M"), byte("E")
+local B_p, B_m = byte("p"), byte("m")
+
 --- Decode a message made by encode.
 -- @tparam string s the message
 -- @treturn table the values, with `n` their count
 function M.decode(s)
-  local semi = s:find(";", 1, true)
-  local n = semi and tonumber(s:sub(1, semi - 1))
+  local semi = find(s, ";", 1, true)
+  local n = semi and tonumber(sub(s, 1, semi - 1))
   if not n then corrupt(1) end
   local pos, len = semi + 1, #s
   local vals = { n = n }
-  local tables = {}
+  local tables, ntables = {}, 0
   -- the open tables, innermost last, with the key waiting for its value
   local st, sk, sh, depth = {}, {}, {}, 0
   local nvals = 0
   while nvals < n do
-    if pos > len then corrupt(pos) end
-    local tag = s:sub(pos, pos)
+    local tag = byte(s, pos)
     local v, done = nil, true
-    if tag == "s" then
-      local e = s:find(";", pos + 1, true)
-      local l = e and tonumber(s:sub(pos + 1, e - 1))
-      if not l or e + l > len then corrupt(pos) end
-      v = s:sub(e + 1, e + l)
-      pos = e + l + 1
-    elseif tag == "i" or tag == "d" or tag == "R" then
-      local e = s:find(";", pos + 1, true)
+    if tag == B_s or tag == B_p or tag == B_m then
+      -- a varint: a string's length or an integer's magnitude
+      pos = pos + 1
+      local b = byte(s, pos)
+      local z, mul = 0, 1
+      while b and b >= 128 do
+        z = z + (b - 128) * mul
+        mul = mul * 128
+        pos = pos + 1
+        b = byte(s, pos)
+      end
+      if not b then corrupt(pos) end
+      z = z + b * mul
+      pos = pos + 1
+      if tag == B_s then
+        if pos + z - 1 > len then corrupt(pos) end
+        v = sub(s, pos, pos + z - 1)
+        pos = pos + z
+      else
+        v = tag == B_p and z or -z
+      end
+    elseif tag == B_i or tag == B_d or tag == B_R then
+      local e = find(s, ";", pos + 1, true)
       if not e then corrupt(pos) end
-      local text = s:sub(pos + 1, e - 1)
-      if tag == "R" then
+      local text = sub(s, pos + 1, e - 1)
+      if tag == B_i then
+        v = tonumber(text)
+        if v == nil then corrupt(pos) end
+      elseif tag == B_R then
         v = tables[tonumber(text)]
         if v == nil then corrupt(pos) end
       else
-        v = number_of(tag, text, pos)
+        v = number_of("d", text, pos)
       end
       pos = e + 1
-    elseif tag == "t" or tag == "f" or tag == "n" then
-      v = tag == "t"
-      if tag == "n" then v = nil end
+    elseif tag == B_t then
+      v = true
       pos = pos + 1
-    elseif tag == "T" or tag == "M" then
-      local t = tag == "M" and mtable.new({}) or {}
-      tables[#tables + 1] = t
+    elseif tag == B_f then
+      v = false
+      pos = pos + 1
+    elseif tag == B_n then
+      pos = pos + 1
+    elseif tag == B_T or tag == B_M then
+      local t = tag == B_M and mtable.new({}) or {}
+      ntables = ntables + 1
+      tables[ntables] = t
       depth = depth + 1
       st[depth], sk[depth], sh[depth] = t, nil, false
       done = false
       pos = pos + 1
-    elseif tag == "E" then
+    elseif tag == B_E then
       if depth == 0 or sh[depth] then corrupt(pos) end
       v = st[depth]
       st[depth], sk[depth], sh[depth] = nil, nil, nil

@@ -344,9 +344,10 @@ end
 -- The tool runs on the host's files (its `/`, `PATH` and libraries are the
 -- host's: a scenario's own `/` is a bare tmpfs) and sees this namespace
 -- through `/proc/self`: in a throw-away private copy of the isolate's
--- namespace, `/proc/self` (the tool's own PID) is covered by a bind mount
--- of `/proc/PID` of `ns:pid()`, so `/proc/self/mountinfo` and
--- `/proc/self/mounts` are this namespace's, as its own processes see them.
+-- namespace, the mount files of `/proc/self` (the tool's own PID) are
+-- covered by bind mounts of those of `/proc/PID` of `ns:pid()`, so
+-- `/proc/self/mountinfo` and `/proc/mounts` are this namespace's, as its
+-- own processes see them.
 -- A process that is not the tool itself (a child of a shell) has its own
 -- `/proc/self`: pass `/proc/PID` of `ns:pid()` there.
 -- @tparam table argv the program (looked up in the host's `PATH`) and its
@@ -400,7 +401,14 @@ function Namespace:exec(argv, opts)
       try(host:enter())
       host:close()
       try(core.unshare { mount = true, propagation = "private" })
-      try(core.bind("/proc/" .. helper, "/proc/self"))
+      -- the mount files only: the rest of /proc/self (maps, fd, exe) must
+      -- stay the tool's own (the loader and sanitizers read them)
+      local me = core.getpid()
+      for _, f in ipairs { "mountinfo", "mounts", "mountstats",
+                           "task/%d/mountinfo", "task/%d/mounts" } do
+        try(core.bind("/proc/" .. helper .. "/" .. f:format(helper),
+                      "/proc/" .. me .. "/" .. f:format(me)))
+      end
       local _, err = core.execvp(argv, { stdin = in_r, stdout = out_w, stderr = err_w })
       error(err, 0)
     end)
