@@ -171,7 +171,9 @@ describe("processes", function()
       assert.truthy(tostring(t):find("/X", 1, true))
     end)
 
-    it("cost the parent a small multiple of the result's size in memory", function()
+    -- ASan's allocator keeps freed memory in quarantine: no peak to measure
+    local mem_it = (os.getenv("LD_PRELOAD") or ""):find("asan") and pending or it
+    mem_it("cost the parent a small multiple of the result's size in memory", function()
       -- a fresh Lua, so its peak RSS (VmHWM) is this call's: 100,000
       -- strings of about 100 bytes (about 15 MB as Lua values)
       local out = helper.sh(helper.lua_cmd() .. [[ -e '
@@ -247,10 +249,10 @@ describe("processes", function()
     it("returns the exit status, stdout and stderr, or the signal", function()
       local r, k = scenario(function(ns)
         return ns:exec { "sh", "-c", "echo out; echo err >&2; exit 3" },
-               ns:exec { "sh", "-c", "kill -SEGV $$" }
+               ns:exec { "sh", "-c", "kill -KILL $$" }
       end)
       assert.are.same({ code = 3, stdout = "out\n", stderr = "err\n" }, r)
-      assert.are.equal("SIGSEGV", k.signal)
+      assert.are.equal("SIGKILL", k.signal)
       assert.is_nil(k.code)
     end)
 
