@@ -63,21 +63,21 @@ end
 -- none are added), made private first so the unmount cannot propagate
 -- back. Returns true/false, or nil, "not mounted".
 function ops.locked(path)
-  local pid = assert(core.fork())
-  if pid == 0 then
-    local code = 3
-    pcall(function()
+  -- exit status: 0 unmounted, 1 locked, 2 not a mount point, 3 failed
+  local pid = assert(child.fork(function()
+    local ok, code = pcall(function()
       assert(core.unshare { mount = true, propagation = "private" })
       local t = assert(core.mountinfo())
-      if not t[1] then return end
+      if not t[1] then return 3 end
       local found = false
       for _, m in ipairs(t) do if m.target == path then found = true end end
-      if not found then code = 2; return end
-      local ok, _, errno = core.umount(path, "detach")
-      if ok then code = 0 elseif errno == core.errno.EINVAL then code = 1 end
+      if not found then return 2 end
+      local done, _, errno = core.umount(path, "detach")
+      if done then return 0 elseif errno == core.errno.EINVAL then return 1 end
+      return 3
     end)
-    core._exit(code)
-  end
+    return ok and code or 3
+  end))
   local _, code = core.waitpid(pid)
   if code == 0 then return false end
   if code == 1 then return true end
@@ -145,34 +145,28 @@ end
 function M.start(parent, userns, propagation, serial)
   local req_r, req_w = assert(core.pipe())
   local rep_r, rep_w = assert(core.pipe())
-  local pid = assert(core.fork())
-  if pid == 0 then
-    -- never return into the scenario's code: whatever happens, _exit
-    local code = 1
-    pcall(function()
-      core.close_fd(req_w); core.close_fd(rep_r)
-      local ok, err = pcall(function()
-        if userns then assert(userns:enter()) end
-        assert(parent:enter())
-        -- the scenario's namespace fds: holding them would keep those
-        -- namespaces alive after the scenario closes them
-        core.close_namespaces()
-        assert(core.unshare { mount = true, user = true, map_root = true,
-                              propagation = propagation })
-      end)
-      send(rep_w, { ok, ok and nil or tostring(err), n = 2 })
-      if ok then
-        local sok, serr = pcall(serve, req_r, rep_w,
-                                { [serial] = assert(core.namespace()) })
-        if not sok then
-          pcall(child.send, rep_w, "e", child.message(serr))
-          return
-        end
-      end
-      code = 0
+  local pid = assert(child.fork(function()
+    core.close_fd(req_w); core.close_fd(rep_r)
+    local ok, err = pcall(function()
+      if userns then assert(userns:enter()) end
+      assert(parent:enter())
+      -- the scenario's namespace fds: holding them would keep those
+      -- namespaces alive after the scenario closes them
+      core.close_namespaces()
+      assert(core.unshare { mount = true, user = true, map_root = true,
+                            propagation = propagation })
     end)
-    core._exit(code)
-  end
+    send(rep_w, { ok, ok and nil or tostring(err), n = 2 })
+    if ok then
+      local sok, serr = pcall(serve, req_r, rep_w,
+                              { [serial] = assert(core.namespace()) })
+      if not sok then
+        pcall(child.send, rep_w, "e", child.message(serr))
+        return 1
+      end
+    end
+    return 0
+  end))
   core.close_fd(req_r); core.close_fd(rep_w)
   local agent = setmetatable({ pid = pid, req = req_w, rep = rep_r }, { __index = M })
   local r = receive(rep_r)

@@ -308,6 +308,26 @@ function M.decode(s)
   return vals
 end
 
+--- Fork a child that runs body(...) and ends with _exit: its status is
+-- what body returns (0 if nothing), 1 if body raises. The child never
+-- returns into the caller's code: fork copied the caller's frames, and
+-- running them twice would run the caller's program twice.
+-- @tparam function body
+-- @param ... body's arguments
+-- @treturn[1] int the child's PID (in the parent)
+-- @return[2] nil
+-- @treturn[2] string "fork: strerror (ENAME)"
+-- @treturn[2] int errno
+function M.fork(body, ...)
+  local pid, err, errno = core.fork()
+  if pid == 0 then
+    local ok, code = pcall(body, ...)
+    if not ok then code = 1 end
+    core._exit(tonumber(code) or 0)
+  end
+  return pid, err, errno
+end
+
 --- Send one frame: a kind letter, 8 hex digits of length, the body.
 -- @tparam int fd a pipe's write end
 -- @tparam string kind "o" (values) or "e" (an error message)

@@ -35,8 +35,9 @@ function M.private_namespace()
 end
 
 -- The child's side: set up, run, send an "o" (ok) frame with the
--- results or an "e" frame with the error, _exit.
-local function child(w, fn, ...)
+-- results or an "e" frame with the error; returns the exit status.
+local function child(r, w, fn, ...)
+  core.close_fd(r)
   local args = pack(...)
   local ok, payload = xpcall(function()
     M.private_namespace()
@@ -46,7 +47,7 @@ local function child(w, fn, ...)
     return M.traceback(child_proto.message(e), "isolate")
   end)
   pcall(child_proto.send, w, ok and "o" or "e", tostring(payload))
-  core._exit(ok and 0 or 1)
+  return ok and 0 or 1
 end
 
 --- Run fn(...) in an isolated child with options.
@@ -68,16 +69,10 @@ function M.isolate_with(opts, fn, ...)
   local timeout = argcheck.seconds(opts.timeout, "isolate_with", 1, "option 'timeout'", 2)
     or DEFAULT_TIMEOUT
   local r, w = assert(core.pipe())
-  local pid, ferr = core.fork()
+  local pid, ferr = child_proto.fork(child, r, w, fn, ...)
   if not pid then
     core.close_fd(r); core.close_fd(w)
     error("isolate: " .. ferr, 2)
-  end
-  if pid == 0 then
-    core.close_fd(r)
-    -- never return into the caller's code: whatever happens, _exit
-    pcall(child, w, fn, ...)
-    core._exit(2)
   end
   core.close_fd(w)
   local kind, body = child_proto.receive(r, timeout)

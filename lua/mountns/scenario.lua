@@ -11,6 +11,7 @@ local mtable = require "mountns.table"
 local isolate = require "mountns.isolate"
 local agent = require "mountns.agent"
 local argcheck = require "mountns.args"
+local child = require "mountns.child"
 
 local M = {}
 
@@ -312,22 +313,18 @@ function Namespace:pid()
   if self.pid_ then return self.pid_ end
   local r, w = assert(core.pipe())
   local ready_r, ready_w = assert(core.pipe())
-  local pid = assert(core.fork())
-  if pid == 0 then
-    -- the helper: enter the namespace, say so, then wait until the
-    -- scenario closes the pipe or dies (PR_SET_PDEATHSIG kills it then too)
-    pcall(function()
-      core.close_fd(w); core.close_fd(ready_r)
-      local ok, err = self.nsfd:enter()
-      -- the scenario's namespace fds would keep those namespaces alive
-      -- after ns:close(): the helper holds none
-      core.close_namespaces()
-      core.write_fd(ready_w, ok and "ok" or err)
-      core.close_fd(ready_w)
-      core.read_all(r)
-    end)
-    core._exit(0)
-  end
+  -- the helper: enter the namespace, say so, then wait until the
+  -- scenario closes the pipe or dies (PR_SET_PDEATHSIG kills it then too)
+  local pid = assert(child.fork(function()
+    core.close_fd(w); core.close_fd(ready_r)
+    local ok, err = self.nsfd:enter()
+    -- the scenario's namespace fds would keep those namespaces alive
+    -- after ns:close(): the helper holds none
+    core.close_namespaces()
+    core.write_fd(ready_w, ok and "ok" or err)
+    core.close_fd(ready_w)
+    core.read_all(r)
+  end))
   core.close_fd(r); core.close_fd(ready_w)
   local status = core.read_all(ready_r)
   core.close_fd(ready_r)
@@ -381,14 +378,7 @@ function Namespace:exec(argv, opts)
   local err_r, err_w = assert(core.pipe())
   local in_r, in_w = assert(core.pipe())
   local st_r, st_w = assert(core.pipe())
-  local pid, ferr = core.fork()
-  if not pid then
-    for _, fd in ipairs { out_r, out_w, err_r, err_w, in_r, in_w, st_r, st_w } do
-      core.close_fd(fd)
-    end
-    error("ns:exec: " .. ferr, 2)
-  end
-  if pid == 0 then
+  local pid, ferr = child.fork(function()
     local _, e = pcall(function()
       core.close_fd(out_r); core.close_fd(err_r); core.close_fd(in_w)
       core.close_fd(st_r)
@@ -397,7 +387,7 @@ function Namespace:exec(argv, opts)
         if not ok then error(err, 0) end
       end
       -- the isolate's namespace (/ is the host's tree), then a private
-      -- copy of it, so the bind mount stays in this process
+      -- copy of it, so the bind mounts stay in this process
       try(host:enter())
       host:close()
       try(core.unshare { mount = true, propagation = "private" })
@@ -414,7 +404,13 @@ function Namespace:exec(argv, opts)
     end)
     -- only reached when the tool could not be run (st_w closes on exec)
     core.write_fd(st_w, tostring(e))
-    core._exit(127)
+    return 127
+  end)
+  if not pid then
+    for _, fd in ipairs { out_r, out_w, err_r, err_w, in_r, in_w, st_r, st_w } do
+      core.close_fd(fd)
+    end
+    error("ns:exec: " .. ferr, 2)
   end
   for _, fd in ipairs { out_w, err_w, in_r, in_w, st_w } do core.close_fd(fd) end
   local stdout, stderr, so_far_out, so_far_err = core.read_outputs(out_r, err_r, timeout)
