@@ -707,9 +707,6 @@ One mount as a record, without reading the table.
 it is on, found with statx) or a mount fd
 @tparam[opt] table opts `ns` (a mount namespace handle), `propagate_from`
 @treturn[1] table the record
-@treturn[1] boolean whether the kernel gave every field of a mountinfo
-record (Linux 6.12 has no source and no fs subtype: the record then says
-`source = "none"` and the bare fstype)
 @return[2] nil
 @treturn[2] string "statmount M: strerror (ENAME)"
 @treturn[2] int errno
@@ -743,8 +740,7 @@ static int lmns_statmount_statmount(lua_State *L)
 		return lmns_fail(L, errno, "statmount", name, nsname);
 	lmns_builder_init(L, &rb, from);
 	lmns_push_sm_record(L, &rb, b.sm);
-	lua_pushboolean(L, (b.sm->mask & LMNS_SM_MASK) == LMNS_SM_MASK);
-	return 2;
+	return 1;
 }
 
 /***

@@ -257,13 +257,11 @@ end
 
 -- statmount(2) of the mount a path is on: a few microseconds at any table
 -- size, where reading the whole table costs milliseconds. Only the top
--- mount of a path that lookup reaches, and only a record with every field
--- (Linux 6.12's statmount has no source and no fs subtype): else nil, and
--- find asks the table.
+-- mount of a path that lookup reaches: else nil, and find asks the table.
 local function statmount_at(path)
-  local r, complete = core.statmount(path)
+  local r = core.statmount(path)
   -- a path that is not itself a mount point is on its parent's mount
-  if r and complete == true and r.target == path then return r end
+  if r and r.target == path then return r end
   return nil
 end
 
@@ -276,6 +274,10 @@ end
 function Namespace:find(path)
   check_open(self, "find")
   path = mtable.normpath(path, "ns:find", 1, 2)
+  -- statmount_complete: the kernel gives every field of a record (Linux
+  -- 6.12's statmount has no source and no fs subtype). Not the record's
+  -- own mask: the kernel leaves a field's bit clear when its text is empty
+  -- (no subtype, no fs options), so the mask cannot tell missing from empty.
   local f = core.features()
   if f.statmount_complete and f.statx_unique_id then
     local r = self:run(statmount_at, path)
