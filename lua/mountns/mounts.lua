@@ -36,35 +36,34 @@ local function handle_of(ns)
   return ns
 end
 
--- produce() run in a forked child that entered namespace h (its root is
--- then that namespace's root): its string result, or nil and a message.
+-- How long a child that reads another namespace may take (seconds).
+local CHILD_TIMEOUT = 30
+
+-- produce() run in a child that entered namespace h (its root is then that
+-- namespace's root): its string result, or nil and a message that says why
+-- (produce's error, or how the child ended: killed, timed out).
 local function in_namespace(h, what, produce)
   local r, w = core.pipe()
   if not r then return nil, w end
-  local pid, ferr, ferrno = core.fork()
+  local pid, ferr, ferrno = child.fork(function()
+    core.close_fd(r)
+    local ok, text = pcall(function() return assert(h:enter()) and produce() end)
+    child.send(w, ok and "o" or "e", ok and text or child.message(text))
+  end)
   if not pid then
     core.close_fd(r); core.close_fd(w)
     return nil, ferr, ferrno
   end
-  if pid == 0 then
-    core.close_fd(r)
-    pcall(function()
-      local ok, err = h:enter()
-      local text
-      if ok then ok, text = pcall(produce) end
-      if not ok then err = text end
-      core.write_fd(w, ok and ("ok\n" .. text) or ("err\n" .. tostring(err)))
-    end)
-    core._exit(0)
-  end
   core.close_fd(w)
-  local data = core.read_all(r, 30)
+  local kind, body = child.receive(r, CHILD_TIMEOUT)
   core.close_fd(r)
-  core.waitpid(pid)
-  local status, payload = (data or ""):match("^(%a+)\n(.*)$")
-  if status == "ok" then return payload end
-  return nil, "mounts: cannot read the " .. what .. " of " .. tostring(h)
-    .. ": " .. tostring(payload or "no answer")
+  if kind == nil and body == "timeout" then core.kill(pid, "KILL") end
+  local how, code = core.waitpid(pid)
+  if kind == "o" then return body end
+  if kind ~= "e" then
+    body = string.format("the child %s (%s)", child.ending(how, code), tostring(body))
+  end
+  return nil, "mounts: cannot read the " .. what .. " of " .. tostring(h) .. ": " .. body
 end
 
 -- The mountinfo text of namespace h, read by a child that enters it.
