@@ -43,7 +43,9 @@ const char *lmns_errno_name(int err)
 }
 
 /*
- * Push nil, "op path1 path2: strerror (ENAME)", err and return 3.
+ * Push nil, "op path1 path2: strerror (ENAME)", err and return 3. The
+ * paths are escaped as every output is (tree.c): a message is shown, and a
+ * newline or ESC in a crafted path must not reach the terminal raw.
  * err is passed in (not read from errno) because callers must save errno
  * before any Lua API call can change it.
  */
@@ -57,11 +59,11 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	luaL_addstring(&b, op);
 	if (path1) {
 		luaL_addchar(&b, ' ');
-		luaL_addstring(&b, path1);
+		lmns_escape_add(&b, path1, strlen(path1), NULL, 0);
 	}
 	if (path2) {
 		luaL_addchar(&b, ' ');
-		luaL_addstring(&b, path2);
+		lmns_escape_add(&b, path2, strlen(path2), NULL, 0);
 	}
 	luaL_addstring(&b, ": ");
 	luaL_addstring(&b, strerror(err));

@@ -109,6 +109,12 @@ int lmns_mountfd_fd(lua_State *L, int arg);
 int lmns_mount_id_of(int dfd, const char *path, int flags,
 		     unsigned long long *id, int *unique);
 
+/* tree.c: append s escaped by the one rule of every output (control
+ * characters, DEL, C1, non-UTF-8 bytes, the backslash and the `extra`
+ * ASCII characters as \ooo); returns its display columns */
+size_t lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
+		       const char *extra, size_t elen);
+
 /* the areas */
 void lmns_ns_open(lua_State *L);
 void lmns_mount_open(lua_State *L);

@@ -192,8 +192,8 @@ static size_t lmns_escaped_width(const char *s, size_t len, const char *extra,
 }
 
 /* Append s escaped (no Lua stack use but the buffer's); returns its
- * display columns. */
-static size_t lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
+ * display columns. errors.c escapes the paths of its messages with it. */
+size_t lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
 			      const char *extra, size_t elen)
 {
 	size_t i = 0, w = 0, run, cols;

@@ -196,6 +196,20 @@ describe("a crafted mount point or source", function()
   end)
 end)
 
+describe("an error message", function()
+  it("names a crafted path escaped, as every output does", function()
+    local msgs = isolate(function()
+      local base = helper.sandbox()
+      local _, e1 = mountns.mount("x", base .. "/no\nsuch\027[31m", "tmpfs")
+      local _, e2 = mountns.bind(base .. "/a\255", base .. "/b\\")
+      return { e1, e2 }
+    end)
+    assert.are.equal("mount x /tmp/mns/no\\012such\\033[31m: No such file or directory "
+      .. "(ENOENT)", msgs[1])
+    assert.matches("^bind /tmp/mns/a\\377 /tmp/mns/b\\134: .* %(ENOENT%)$", msgs[2])
+  end)
+end)
+
 describe("bin/mountns show", function()
   local pyit = has_python and it or pending
 
