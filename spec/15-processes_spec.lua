@@ -97,6 +97,18 @@ describe("processes", function()
       assert.is_true(made)
     end)
 
+    it("an argument above the size limit raises, and the agent goes on", function()
+      local err, after = scenario(function(ns)
+        child.MAX_BYTES = 4096 -- in the scenario's process (a fork) only
+        local u = ns:unshare { user = true }
+        local _, e = pcall(u.mkdir, u, "/" .. ("x"):rep(5000))
+        u:mkdir("/B")
+        return e, u:run(function() return select(3, core.mkdir("/B")) end)
+      end)
+      assert.truthy(err:find("ns:mkdir: argument: too large to cross a process", 1, true), err)
+      assert.are.equal(core.errno.EEXIST, after)
+    end)
+
     it("an argument that cannot cross raises naming the argument", function()
       local err = scenario(function(ns)
         local u = ns:unshare { user = true }

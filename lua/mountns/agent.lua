@@ -30,7 +30,7 @@ end
 local function receive(fd)
   local kind, body = child.receive(fd)
   if kind == "o" then return child.decode(body) end
-  if kind == "e" then return nil, body end
+  if kind == "e" then return nil, body, true end -- the sender's last words
   return nil, body
 end
 
@@ -178,12 +178,15 @@ function M.start(parent, userns, propagation, serial)
 end
 
 -- The agent is gone: reap it (once) and raise, naming it, how it ended and
--- the call it was asked to do.
-local function dead(self, call, why)
+-- the call it was asked to do. `gone`: it closed its pipes or said its
+-- last words; else (a corrupt reply) it is stopped first.
+local function dead(self, call, why, gone)
   if not self.ending then
     pcall(core.close_fd, self.req)
     pcall(core.close_fd, self.rep)
     self.stopped = true
+    -- gone (its pipe's end: EOF, EPIPE), or talking nonsense: stop it
+    if not gone then core.kill(self.pid, "KILL") end
     self.ending = child.ending(core.waitpid(self.pid))
   end
   error(string.format("%s: the agent (PID %d) of this namespace's user "
@@ -203,9 +206,9 @@ function M:call(serial, op, ...)
                         op == "call" and 3 or 2)
   if not ok then error(call .. ": " .. msg, 0) end
   local sent, werr = child.send(self.req, "o", msg)
-  if not sent then dead(self, call, werr) end
-  local r, why = receive(self.rep)
-  if not r then dead(self, call, why) end
+  if not sent then dead(self, call, werr, true) end
+  local r, why, last_words = receive(self.rep)
+  if not r then dead(self, call, why, why == "eof" or last_words) end
   if not r[1] then error(r[2], 0) end
   return unpack(r, 2, r.n)
 end

@@ -107,6 +107,9 @@ function M.encode(what, vals, n, skip)
   -- Write v; true if v is a table opened here (its pairs come next).
   local function emit(v, holder, key, as_key)
     local ty = type(v)
+    -- size bounds the message from above: 32 bytes a token (a float's
+    -- text is the longest, 26) plus a string's bytes
+    size = size + 32
     if ty == "string" then
       local l = #v
       size = size + l
@@ -168,7 +171,6 @@ function M.encode(what, vals, n, skip)
         local v
         k, v = next(t, k)
         while k ~= nil do
-          size = size + 8 -- a bound on the tokens' bytes, for the limit
           if size > max then too_large() end
           if emit(k, t, k, true) then
             fk[d], fv[d], fpend[d] = k, v, true
@@ -337,8 +339,11 @@ end
 -- @treturn[2] string "write: ..." (EPIPE: the reader is gone)
 function M.send(fd, kind, body)
   if #body > M.MAX_BYTES then
-    body = "message too large"
-    kind = "e"
+    if kind ~= "e" then
+      error(string.format("mountns.child: a message of %d bytes is larger "
+        .. "than mountns.child.MAX_BYTES (%d)", #body, M.MAX_BYTES), 2)
+    end
+    body = body:sub(1, M.MAX_BYTES) -- an error message: its start is enough
   end
   return core.write_fd(fd, kind .. string.format("%08x", #body) .. body)
 end
