@@ -49,6 +49,7 @@ build = {
     ["mountns.format"] = "lua/mountns/format.lua",
     ["mountns.dot"] = "lua/mountns/dot.lua",
     ["mountns.agent"] = "lua/mountns/agent.lua",
+    ["mountns.child"] = "lua/mountns/child.lua",
     ["mountns.args"] = "lua/mountns/args.lua",
     ["mountns.recipes"] = "lua/mountns/recipes.lua",
     ["mountns.watch"] = "lua/mountns/watch.lua",
