@@ -26,7 +26,7 @@ export LUA_CPATH := $(CURDIR)/$(BUILD)/?.so;;
 # Debian's interpreter and headers for LUA (5.1's headers are liblua5.1-0-dev).
 LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
-DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux
+DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
 .PHONY: all deps test check lint demo bench diagrams doc clean
 

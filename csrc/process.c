@@ -1,6 +1,8 @@
 /*
  * process.c - the process primitives isolate() and scenarios are built on:
- * fork with a parent-death signal, pipes, a bounded read, waitpid, _exit.
+ * fork with a parent-death signal, pipes, a bounded read, waitpid, _exit,
+ * dup2 (a child's stdout into a pipe) and signalfd (a runner that turns
+ * Ctrl-C into an orderly stop).
  *
  * They stay thin: the policy (serialising results, timeouts, reporting)
  * is Lua code in lua/mountns/isolate.lua.
@@ -9,11 +11,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,6 +101,33 @@ static int lmns_process_close(lua_State *L)
 
 	if (close(fd) != 0)
 		return lmns_fail(L, errno, "close", NULL, NULL);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/***
+Make newfd a copy of oldfd (closing newfd first), e.g. a child's stdout
+(fd 1) into the write end of a pipe. The copy is not close-on-exec.
+@function dup2
+@tparam int oldfd
+@tparam int newfd
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "dup2: strerror (ENAME)"
+@treturn[2] int errno
+@see dup2(2)
+*/
+static int lmns_process_dup2(lua_State *L)
+{
+	lua_Integer oldfd = luaL_checkinteger(L, 1);
+	lua_Integer newfd = luaL_checkinteger(L, 2);
+
+	luaL_argcheck(L, oldfd >= 0 && oldfd <= INT_MAX, 1,
+		      "a file descriptor expected");
+	luaL_argcheck(L, newfd >= 0 && newfd <= INT_MAX, 2,
+		      "a file descriptor expected");
+	if (dup2((int)oldfd, (int)newfd) < 0)
+		return lmns_fail(L, errno, "dup2", NULL, NULL);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -511,6 +542,45 @@ static int lmns_process_kill(lua_State *L)
 }
 
 /***
+Block a signal and return an fd that becomes readable when it arrives
+(read it with `read_all(fd, 0)` to consume it). Children forked later
+inherit the block, so the signal stays pending in them and does nothing:
+the caller decides what it means (`mountns run` stops on SIGINT).
+@function signalfd
+@tparam string sig `INT TERM HUP USR1 USR2` (as in `kill`)
+@treturn[1] int the fd (close-on-exec, non-blocking)
+@return[2] nil
+@treturn[2] string "signalfd SIGINT: strerror (ENAME)"
+@treturn[2] int errno
+@see signalfd(2)
+*/
+static int lmns_process_signalfd(lua_State *L)
+{
+	static const char *const names[] = {
+		"INT", "TERM", "HUP", "USR1", "USR2", NULL
+	};
+	static const int nums[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+	int opt = luaL_checkoption(L, 1, NULL, names), fd;
+	char what[16];
+	sigset_t set;
+
+	snprintf(what, sizeof what, "SIG%s", names[opt]);
+	sigemptyset(&set);
+	sigaddset(&set, nums[opt]);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		return lmns_fail(L, errno, "signalfd", what, NULL);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
+		int err = errno;
+
+		close(fd);
+		return lmns_fail(L, err, "signalfd", what, NULL);
+	}
+	lua_pushinteger(L, fd);
+	return 1;
+}
+
+/***
 End the process at once (after flushing C stdio), without the atexit
 handlers and Lua finalizers a forked child must not run twice.
 @function _exit
@@ -604,6 +674,8 @@ void lmns_process_open(lua_State *L)
 		{ "pipe", lmns_process_pipe },
 		{ "close_fd", lmns_process_close },
 		{ "write_fd", lmns_process_write },
+		{ "dup2", lmns_process_dup2 },
+		{ "signalfd", lmns_process_signalfd },
 		{ "read_all", lmns_process_read_all },
 		{ "read_exact", lmns_process_read_exact },
 		{ "read_outputs", lmns_process_read_outputs },

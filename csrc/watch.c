@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -447,9 +448,12 @@ static int lmns_poller_tostring(lua_State *L)
 /* ---- waiting on several ------------------------------------------------- */
 
 /***
-Wait until one of the watches or pollers
+Wait until one of the watches, pollers or fds
 has something, or timeout_s passes (nil: for ever).
 @function wait_any
+@tparam[opt] number timeout_s
+@param ... watches, pollers, or integer fds (from `pipe`, `signalfd`): an
+fd is ready when it can be read or its writers are gone
 @treturn[1] boolean ... one per object: true if it is ready. A poller
 that is reported ready has been consumed: its next wait() waits for the
 next change.
@@ -461,7 +465,7 @@ static int lmns_watch_wait_any(lua_State *L)
 	int n = lua_gettop(L) - 1, i;
 	struct pollfd *pfd;
 
-	luaL_argcheck(L, n >= 1, 2, "a watch or poller expected");
+	luaL_argcheck(L, n >= 1, 2, "a watch, poller or fd expected");
 	pfd = lua_newuserdata(L, (size_t)n * sizeof *pfd);
 	for (i = 0; i < n; i++) {
 		lmns_watch *w = luaL_testudata(L, i + 2, WATCH_MT);
@@ -469,12 +473,19 @@ static int lmns_watch_wait_any(lua_State *L)
 		if (w) {
 			pfd[i].fd = lmns_watch_checkopen(L, i + 2)->fd;
 			pfd[i].events = POLLIN;
+		} else if (lua_type(L, i + 2) == LUA_TNUMBER) {
+			lua_Integer fd = luaL_checkinteger(L, i + 2);
+
+			luaL_argcheck(L, fd >= 0 && fd <= INT_MAX, i + 2,
+				      "a file descriptor expected");
+			pfd[i].fd = (int)fd;
+			pfd[i].events = POLLIN;
 		} else if (luaL_testudata(L, i + 2, POLLER_MT)) {
 			pfd[i].fd = lmns_poller_checkopen(L, i + 2)->fd;
 			pfd[i].events = POLLPRI;
 		} else {
 			return luaL_argerror(L, i + 2, lua_pushfstring(L,
-				"watch or poller expected, got %s",
+				"watch, poller or fd expected, got %s",
 				luaL_typename(L, i + 2)));
 		}
 		pfd[i].revents = 0;
@@ -484,7 +495,8 @@ static int lmns_watch_wait_any(lua_State *L)
 	luaL_checkstack(L, n, "too many objects");
 	for (i = 0; i < n; i++)
 		lua_pushboolean(L, pfd[i].events == POLLIN ?
-				(pfd[i].revents & (POLLIN | POLLERR)) != 0 :
+				(pfd[i].revents &
+				 (POLLIN | POLLERR | POLLHUP | POLLNVAL)) != 0 :
 				lmns_poller_changed(&pfd[i]));
 	return n;
 }

@@ -43,6 +43,7 @@ build = {
     ["mountns.mounts"] = "lua/mountns/mounts.lua",
     ["mountns.isolate"] = "lua/mountns/isolate.lua",
     ["mountns.scenario"] = "lua/mountns/scenario.lua",
+    ["mountns.runner"] = "lua/mountns/runner.lua",
     ["mountns.expect"] = "lua/mountns/expect.lua",
     ["mountns.luassert"] = "lua/mountns/luassert.lua",
     ["mountns.diff"] = "lua/mountns/diff.lua",

@@ -332,7 +332,8 @@ end
 
 --- Send one frame: a kind letter, 8 hex digits of length, the body.
 -- @tparam int fd a pipe's write end
--- @tparam string kind "o" (values) or "e" (an error message)
+-- @tparam string kind "o" (values), "e" (an error message) or "f" (a test
+-- framework's failure: see `is_failure`)
 -- @tparam string body
 -- @treturn[1] boolean true
 -- @return[2] nil
@@ -384,6 +385,26 @@ function M.traceback(e, module)
   local cut = tb:find("\n\t%[C%]: in function 'xpcall'\n\t[^\n]*mountns/"
     .. module .. "%.lua")
   return cut and tb:sub(1, cut - 1) or tb
+end
+
+--- Whether an error is a test framework's failure, which must stay one
+-- after the trip from a child: busted marks its failure objects so (its
+-- metatable's `__type` is "failure"), and a failed luassert assertion
+-- raises one under busted.
+function M.is_failure(e)
+  local mt = type(e) == "table" and getmetatable(e)
+  return type(mt) == "table" and rawget(mt, "__type") == "failure"
+end
+
+--- Raise a child's failure again in the parent, with the child's message:
+-- through busted's own `fail` when busted runs the caller (so busted counts
+-- a failed assertion as a failure, not an error), else as a string.
+-- @tparam string msg
+function M.raise_failure(msg)
+  local busted = package.loaded.busted
+  local fail = type(busted) == "table" and busted.fail
+  if type(fail) == "function" then fail(msg, 0) end
+  error(msg, 0)
 end
 
 --- A child's error value as a string (a table's `message` field, else

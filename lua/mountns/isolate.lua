@@ -35,18 +35,23 @@ function M.private_namespace()
 end
 
 -- The child's side: set up, run, send an "o" (ok) frame with the
--- results or an "e" frame with the error; returns the exit status.
+-- results, an "f" frame with a test framework's failure or an "e" frame
+-- with the error; returns the exit status.
 local function child(r, w, fn, ...)
   core.close_fd(r)
   local args = pack(...)
+  local failure = false
   local ok, payload = xpcall(function()
     M.private_namespace()
     local res = pack(fn(unpack(args, 1, args.n)))
     return child_proto.encode("result", res)
   end, function(e)
+    failure = child_proto.is_failure(e)
+    -- a failed assertion reads as its message: its traceback is noise
+    if failure then return tostring(e) end
     return M.traceback(child_proto.message(e), "isolate")
   end)
-  pcall(child_proto.send, w, ok and "o" or "e", tostring(payload))
+  pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))
   return ok and 0 or 1
 end
 
@@ -96,6 +101,8 @@ function M.isolate_with(opts, fn, ...)
     return unpack(vals, 1, vals.n)
   elseif kind == "e" then
     error(body, 0)
+  elseif kind == "f" then
+    child_proto.raise_failure(body)
   end
   if how == "killed" then
     error(string.format("isolate: child %d was killed by %s", pid, code), 2)

@@ -536,7 +536,13 @@ local function run_inside(fn, opts, dot_title, ...)
   state.current = first
   local args = pack(...)
   local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
-    function(e) return isolate.traceback(tostring(e), "scenario") end))
+    function(e)
+      -- a failed assertion stays a failure (isolate carries it across)
+      if child.is_failure(e) then return e end
+      return isolate.traceback(tostring(e), "scenario")
+    end))
+  -- an inner scenario fails the outer one, even when its error was caught
+  if res[1] and state.nested then res = { false, state.nested, n = 2 } end
   local dot = dot_title and picture(dot_title) or false
   for i = #state.namespaces, 1, -1 do pcall(Namespace.close, state.namespaces[i]) end
   for _, ag in ipairs(state.agents) do ag:stop() end
@@ -544,19 +550,15 @@ local function run_inside(fn, opts, dot_title, ...)
   return dot, unpack(res, 2, res.n)
 end
 
---- The reporter `mountns run` installs: called as reporter(name, ok, err,
--- seconds, dot) for each scenario; a failing scenario then returns nil
--- instead of raising, so the script's later scenarios still run. `dot` is
--- the Graphviz picture of the namespaces open at the scenario's end when
--- `M.want_dot` is true (mountns run --dot), else nil.
-M.reporter = nil
-M.want_dot = false
+-- The options of `run_file` while a script runs under `mountns run` (in
+-- the runner's child for that script), else nil.
+local running
 
 --- Run a scenario.
 -- @tparam[opt] string name shown by `mountns run`
 -- @tparam function fn called as fn(ns, ...) with the first namespace
--- @tparam[opt] table opts `timeout` (seconds, default 60), `label` of the
--- first namespace
+-- @tparam[opt] table opts `timeout` (seconds, default 60, or `mountns run
+-- --timeout`), `label` of the first namespace
 -- @return fn's results (nil, booleans, numbers, strings, tables)
 function M.scenario(name, fn, opts, ...)
   local argn = 3
@@ -566,21 +568,68 @@ function M.scenario(name, fn, opts, ...)
   if type(fn) ~= "function" then
     argcheck.error("scenario", argn - 1, "function expected, got " .. type(fn), 2)
   end
+  if state then
+    -- this process is a scenario's child: its state, its root and its
+    -- namespaces are the outer scenario's
+    local level, where = 2, debug.getinfo(2, "Sl")
+    while where and where.currentline <= 0 do -- pcall, a tail call: the Lua caller
+      level = level + 1
+      where = debug.getinfo(level, "Sl")
+    end
+    local msg = string.format("%sscenarios cannot nest: scenario %s was called inside "
+      .. "a running scenario",
+      where and (where.short_src .. ":" .. where.currentline .. ": ") or "",
+      name and ("'" .. name .. "'") or "(unnamed)")
+    state.nested = state.nested or msg
+    error(msg, 0)
+  end
   opts = argcheck.options(opts, "scenario", argn, { "timeout", "label" }, 2)
   argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
+  local run = running
   local t0 = core.clock()
   local title = name or "(unnamed scenario)"
-  local res = pack(pcall(isolate.isolate_with, { timeout = opts.timeout },
-                         run_inside, fn, opts, M.want_dot and title, ...))
-  local reporter = M.reporter
-  if reporter then
-    reporter(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
-             res[1] and res[2] or nil)
+  local res = pack(pcall(isolate.isolate_with,
+                         { timeout = opts.timeout or (run and run.timeout) },
+                         run_inside, fn, opts, run and run.dot and title, ...))
+  if run then
+    run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
+               res[1] and res[2] or nil)
     if not res[1] then return nil end
   elseif not res[1] then
     error(res[2], 0)
   end
   return unpack(res, 3, res.n)
+end
+
+--- Run a script in this process the way `mountns run` does (its runner
+-- calls this in a child of its own, one per script): every scenario the
+-- script runs is reported to `opts.report` and, when it fails, returns nil
+-- instead of raising, so the script's later scenarios still run.
+-- @tparam string path the script
+-- @tparam table opts `report`: called as report(name, ok, err, seconds,
+-- dot) after each scenario; `dot`: pass each scenario's picture (Graphviz
+-- text of the namespaces open at its end) as `dot`; `timeout`: the
+-- default timeout of every scenario (seconds)
+-- @treturn[1] boolean true: the script ran to its end
+-- @return[2] nil
+-- @treturn[2] string the script's error (loading it, or raised outside a
+-- scenario)
+function M.run_file(path, opts)
+  argcheck.path(path, "run_file", 1, 2)
+  opts = argcheck.options(opts, "run_file", 2, { "report", "dot", "timeout" }, 2)
+  if type(opts.report) ~= "function" then
+    argcheck.error("run_file", 2, "option 'report': function expected, got "
+      .. type(opts.report), 2)
+  end
+  argcheck.seconds(opts.timeout, "run_file", 2, "option 'timeout'", 2)
+  local chunk, err = loadfile(path)
+  if not chunk then return nil, err end
+  local saved = running
+  running = opts
+  local ok, e = pcall(chunk)
+  running = saved
+  if not ok then return nil, tostring(e) end
+  return true
 end
 
 return M

@@ -1,0 +1,291 @@
+--- mountns.runner: `mountns run`, the verdict of a set of scenario scripts.
+-- Its whole value is that the verdict cannot lie, so:
+--
+-- - each script runs in a forked child of its own, in a private mount
+--   namespace: nothing the script does outside a scenario reaches the mount
+--   table `run` was started in, and a script's `os.exit` ends only that
+--   child (the runner reports it as an early exit, a failure, and goes on);
+-- - what a script or its scenarios print to stdout is read through a pipe
+--   and re-emitted as `# ` comment lines, so it can never pass for a result
+--   line; names and diagnostics are escaped the same way, one line each;
+-- - SIGINT stops the run at once: the runner kills the script's child
+--   (its scenario processes die with it), prints the summary so far with
+--   "interrupted" and returns 130.
+-- The runner's results come from the child as mountns.child frames on a
+-- second pipe; before it reports a result it drains the stdout pipe, so the
+-- output a scenario printed comes out before the scenario's own line.
+-- @module mountns.runner
+
+local core = require "mountns.core"
+local isolate = require "mountns.isolate"
+local child_proto = require "mountns.child"
+local scenario = require "mountns.scenario"
+
+local M = {}
+
+-- ---- escaping: one line per item, whatever it contains ---------------------
+
+-- A control character as \xHH (a tab is kept in diagnostics and prints)
+local function hex(c)
+  return string.format("\\x%02x", c:byte())
+end
+
+--- A scenario name as one line: `\` as `\\`, a newline as `\n`, any other
+-- control character as `\xHH`; under TAP also `#` as `\#`, so no name can
+-- start a directive (`# TODO`, `# SKIP`).
+-- @tparam string name
+-- @tparam boolean tap
+-- @treturn string
+function M.escape_name(name, tap)
+  local s = tostring(name):gsub("\\", "\\\\"):gsub("\n", "\\n"):gsub("%c", hex)
+  if tap then s = s:gsub("#", "\\#") end
+  return s
+end
+
+-- One line of text (no newline in it) with control characters but tab
+-- as \xHH, for diagnostics and printed output.
+local function escape_line(line)
+  return (line:gsub("[%z\1-\8\11-\31\127]", hex))
+end
+
+-- Every line of text with prefix before it, escaped.
+local function lines_of(text, prefix)
+  local out = {}
+  for line in (tostring(text) .. "\n"):gmatch("([^\n]*)\n") do
+    out[#out + 1] = prefix .. escape_line(line)
+  end
+  return table.concat(out, "\n")
+end
+
+-- ---- the script's child -------------------------------------------------
+
+-- One event (a table) as a mountns.child frame on the result pipe.
+local function send(fd, t)
+  assert(child_proto.send(fd, "o", child_proto.encode("event", { t }, 1)))
+end
+
+-- In the forked child: stdout into the pipe, a private namespace, the
+-- script; a frame per scenario, then a "done" frame. Never returns.
+local function script_child(path, opts, ev_w, out_w)
+  local ok, err = pcall(function()
+    assert(core.dup2(out_w, 1))
+    core.close_fd(out_w)
+    isolate.private_namespace()
+    local done, why = scenario.run_file(path, {
+      dot = opts.dot and true or nil, timeout = opts.timeout,
+      report = function(name, passed, e, secs, dot)
+        io.stdout:flush() -- its prints before its line
+        send(ev_w, { "result", name = name, ok = passed and true or false,
+                     err = e ~= nil and tostring(e) or nil, secs = secs,
+                     dot = type(dot) == "string" and dot or nil })
+      end })
+    io.stdout:flush()
+    send(ev_w, { "done", ok = done or false, err = why })
+  end)
+  if not ok then
+    io.stdout:flush()
+    pcall(send, ev_w, { "done", ok = false, err = tostring(err) })
+  end
+  core._exit(0)
+end
+
+-- ---- the runner -----------------------------------------------------------
+
+-- What to show for a script's child that ended without its "done" frame.
+local function early_exit(how, code)
+  local text = "its process " .. child_proto.ending(how, code) .. " before the script ended"
+  if how == "exited" then
+    text = text .. " (os.exit in a script ends only the script's own process)"
+  end
+  return text
+end
+
+--- Run scripts and print their verdict on stdout.
+-- @tparam {string,...} files the scripts, in order
+-- @tparam[opt] table opts `tap`: TAP version 14 instead of the plain report;
+-- `dot`: a directory (it exists) for one Graphviz file per passing scenario,
+-- `<script>-<n>.dot` (`<script>~2-<n>.dot` for a second script of the
+-- same name); `timeout`: every scenario's default timeout in seconds.
+-- SIGINT is blocked from here on and read from a signalfd.
+-- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
+-- exit, 130 interrupted
+-- @return[2] nil
+-- @treturn[2] string "signalfd SIGINT: strerror (ENAME)"
+function M.run(files, opts)
+  if type(files) ~= "table" then
+    error("bad argument #1 to 'run' (table expected, got " .. type(files) .. ")", 2)
+  end
+  opts = opts or {}
+  for k in pairs(opts) do
+    if k ~= "tap" and k ~= "dot" and k ~= "timeout" then
+      error("bad argument #2 to 'run' (unknown option '" .. tostring(k) .. "')", 2)
+    end
+  end
+  local tap = opts.tap
+  local out = io.stdout
+  local n, passed, failed = 0, 0, 0
+  local sigfd, serr = core.signalfd("INT")
+  if not sigfd then return nil, serr end
+
+  local function emit(s)
+    out:write(s, "\n")
+    out:flush()
+  end
+
+  -- printed output, a line at a time; a last line without newline is
+  -- completed before the next result or at the script's end
+  local pending = ""
+  local function output(data)
+    pending = pending .. data:gsub("\r\n", "\n")
+    while true do
+      local nl = pending:find("\n", 1, true)
+      if not nl then break end
+      emit("# " .. escape_line(pending:sub(1, nl - 1)))
+      pending = pending:sub(nl + 1)
+    end
+  end
+  local function end_output()
+    if pending ~= "" then
+      emit("# " .. escape_line(pending))
+      pending = ""
+    end
+  end
+
+  local function report(name, ok, err, secs)
+    end_output()
+    n = n + 1
+    if ok then passed = passed + 1 else failed = failed + 1 end
+    if tap then
+      emit(string.format("%s %d - %s", ok and "ok" or "not ok", n, M.escape_name(name, true)))
+      if not ok then emit(lines_of(err or "failed", "# ")) end
+    else
+      emit(string.format("%-4s %s (%.0f ms)", ok and "ok" or "FAIL", M.escape_name(name),
+                         (secs or 0) * 1000))
+      if not ok then emit(lines_of(err or "failed", "    ")) end
+    end
+  end
+
+  -- picture file stems: a script's base name, made unique in this run
+  local stems = {}
+  local function stem_of(path)
+    local base = path:match("([^/]*)%.lua$") or path:match("[^/]*$")
+    if base == "" then base = "scenario" end
+    local stem, k = base, 1
+    while stems[stem] do
+      k = k + 1
+      stem = base .. "~" .. k
+    end
+    stems[stem] = true
+    return stem
+  end
+
+  local function picture(stem, k, dot)
+    local name = string.format("%s/%s-%d.dot", opts.dot, stem, k)
+    local f, err = io.open(name, "w")
+    if not f then return nil, err end
+    local ok, werr = f:write(dot)
+    f:close()
+    if not ok then return nil, werr end
+    return true
+  end
+
+  -- read what is there now (nil at end of file)
+  local function drain(fd)
+    local data, why, part = core.read_all(fd, 0)
+    if data then return data, true end
+    if why == "timeout" then return part, false end
+    return "", true -- a read error ends the stream like an EOF
+  end
+
+  local interrupted = false
+
+  local function run_one(path)
+    local first = n
+    local stem = opts.dot and stem_of(path)
+    local ev_r, ev_w = assert(core.pipe())
+    local out_r, out_w = assert(core.pipe())
+    local pid, ferr = core.fork()
+    if not pid then
+      core.close_fd(ev_r); core.close_fd(ev_w); core.close_fd(out_r); core.close_fd(out_w)
+      report(path, false, "cannot start its process: " .. tostring(ferr), 0)
+      return
+    end
+    if pid == 0 then
+      core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(sigfd)
+      script_child(path, opts, ev_w, out_w)
+    end
+    core.close_fd(ev_w); core.close_fd(out_w)
+
+    local out_open, done, k = true, nil, 0
+    local function handle(ev)
+      if out_open then
+        local data, eof = drain(out_r)
+        output(data)
+        if eof then out_open = false end
+      end
+      if ev[1] == "result" then
+        local ok, err = ev.ok, ev.err
+        if ok and ev.dot and stem then
+          k = k + 1
+          local wrote, werr = picture(stem, k, ev.dot)
+          if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
+        end
+        report(ev.name, ok, err, ev.secs)
+      elseif ev[1] == "done" then
+        done = ev
+      end
+    end
+    while true do
+      local sig, ev_ready, out_ready
+      if out_open then
+        sig, ev_ready, out_ready = core.wait_any(nil, sigfd, ev_r, out_r)
+      else
+        sig, ev_ready = core.wait_any(nil, sigfd, ev_r)
+      end
+      if sig then interrupted = true; break end
+      if out_ready then
+        local data, eof = drain(out_r)
+        output(data)
+        if eof then out_open = false end
+      end
+      if ev_ready then
+        -- a frame is written whole: once it starts, the rest follows
+        local kind, body = child_proto.receive(ev_r)
+        if not kind then break end -- end of file: the script's process is gone
+        local okd, vals = pcall(child_proto.decode, body)
+        if kind == "o" and okd and type(vals[1]) == "table" then handle(vals[1]) end
+      end
+    end
+    if interrupted then core.kill(pid, "KILL") end
+    local how, code = core.waitpid(pid)
+    if out_open then output((drain(out_r))) end
+    core.close_fd(ev_r); core.close_fd(out_r)
+    if interrupted then return end
+    end_output()
+    if not done then
+      report(path .. " exited early", false, early_exit(how, code), 0)
+    elseif not done.ok then
+      report(path, false, done.err, 0) -- an error outside any scenario
+    elseif n == first then
+      report(path .. " (no scenario ran)", false, "the script ran no scenario", 0)
+    end
+  end
+
+  if tap then emit("TAP version 14") end
+  for _, path in ipairs(files) do
+    run_one(path)
+    if interrupted then break end
+  end
+  end_output()
+  if interrupted then
+    if tap then emit("Bail out! interrupted") end
+    emit(string.format("%s%d passed, %d failed (interrupted)", tap and "# " or "",
+                       passed, failed))
+    return 130
+  end
+  if tap then emit("1.." .. n) end
+  emit(string.format("%s%d passed, %d failed", tap and "# " or "", passed, failed))
+  return failed == 0 and 0 or 1
+end
+
+return M
