@@ -127,6 +127,21 @@ describe("mountns run", function()
   end)
 
   describe("SIGINT", function()
+    -- `bin/mountns ARGS` in a process group of its own (setsid); once its
+    -- output says "started", SIGINT to the whole group as Ctrl-C sends it.
+    -- Returns its exit status and its output.
+    local function interrupt(args)
+      local out_file = dir .. "/sigint.out"
+      local rc = helper.sh("cd " .. ROOT .. " && { setsid " .. helper.lua_cmd()
+        .. " bin/mountns " .. args .. " >" .. out_file .. " 2>&1 & pid=$!; "
+        .. "for i in $(seq 200); do grep -q started " .. out_file .. " && break; "
+        .. "sleep 0.05; done; kill -INT -$pid; wait $pid; echo $?; }")
+      local f = assert(io.open(out_file))
+      local out = f:read("*a")
+      f:close()
+      return rc, out
+    end
+
     it("stops the run at once: scenario killed, summary so far, exit 130", function()
       local a = write("slow.lua", [[
         local mountns = require "mountns"
@@ -140,15 +155,7 @@ describe("mountns run", function()
         mountns.scenario("never", function() print("NEVER") end)
       ]])
       local b = write("never.lua", PASSING:format("never either", "n"))
-      local out_file = dir .. "/sigint.out"
-      -- its own process group (setsid), SIGINT to the whole group as Ctrl-C does
-      local rc = helper.sh("cd " .. ROOT .. " && { setsid " .. helper.lua_cmd()
-        .. " bin/mountns run " .. a .. " " .. b .. " >" .. out_file .. " 2>&1 & pid=$!; "
-        .. "for i in $(seq 200); do grep -q started " .. out_file .. " && break; "
-        .. "sleep 0.05; done; kill -INT -$pid; wait $pid; echo $?; }")
-      local f = assert(io.open(out_file))
-      local out = f:read("*a")
-      f:close()
+      local rc, out = interrupt("run " .. a .. " " .. b)
       assert.are.equal("130", rc, out)
       assert.matches("^ok   quick %(%d+ ms%)\n# started %d+\n"
         .. "1 passed, 0 failed %(interrupted%)\n$", out)
@@ -174,15 +181,8 @@ describe("mountns run", function()
           mountns.read_all((mountns.pipe()), 20)
         end)
       ]])
-      local out_file = dir .. "/sigint2.out"
-      local rc = helper.sh("cd " .. ROOT .. " && { setsid " .. helper.lua_cmd()
-        .. " bin/mountns run --tap " .. a .. " >" .. out_file .. " 2>&1 & pid=$!; "
-        .. "for i in $(seq 200); do grep -q started " .. out_file .. " && break; "
-        .. "sleep 0.05; done; kill -INT -$pid; wait $pid; echo $?; }")
-      local f = assert(io.open(out_file))
-      local out = f:read("*a")
-      f:close()
-      assert.are.equal("130", rc)
+      local rc, out = interrupt("run --tap " .. a)
+      assert.are.equal("130", rc, out)
       assert.are.equal("TAP version 14\n# started\nBail out! interrupted\n"
         .. "# 0 passed, 0 failed (interrupted)\n", out)
     end)
