@@ -130,9 +130,14 @@ describe("mountns run", function()
     -- `bin/mountns ARGS` in a process group of its own (setsid); once its
     -- output says "started", SIGINT to the whole group as Ctrl-C sends it.
     -- Returns its exit status and its output.
+    local runs = 0
     local function interrupt(args)
-      local out_file = dir .. "/sigint.out"
-      local rc = helper.sh("cd " .. ROOT .. " && { setsid " .. helper.lua_cmd()
+      -- a new file each time, empty before the run starts: "started" is
+      -- this run's, printed once the runner blocks SIGINT
+      runs = runs + 1
+      local out_file = dir .. "/sigint" .. runs .. ".out"
+      local rc = helper.sh("cd " .. ROOT .. " && : >" .. out_file .. " && { setsid "
+        .. helper.lua_cmd()
         .. " bin/mountns " .. args .. " >" .. out_file .. " 2>&1 & pid=$!; "
         .. "for i in $(seq 200); do grep -q started " .. out_file .. " && break; "
         .. "sleep 0.05; done; kill -INT -$pid; wait $pid; echo $?; }")

@@ -12,8 +12,10 @@
 --   (its scenario processes die with it), prints the summary so far with
 --   "interrupted" and returns 130.
 -- The runner's results come from the child as mountns.child frames on a
--- second pipe; before it reports a result it drains the stdout pipe, so the
--- output a scenario printed comes out before the scenario's own line.
+-- second pipe, and the child waits for the runner's acknowledgement (a
+-- third pipe) before it goes on: so everything in the stdout pipe when the
+-- runner reads a result was printed before it, and the output a scenario
+-- printed comes out before the scenario's own line, never after.
 -- @module mountns.runner
 
 local core = require "mountns.core"
@@ -65,8 +67,9 @@ local function send(fd, t)
 end
 
 -- In the forked child: stdout into the pipe, a private namespace, the
--- script; a frame per scenario, then a "done" frame. Never returns.
-local function script_child(path, opts, ev_w, out_w)
+-- script; a frame per scenario (each waits for the runner's "k"), then a
+-- "done" frame. Never returns.
+local function script_child(path, opts, ev_w, out_w, ack_r)
   local ok, err = pcall(function()
     assert(core.dup2(out_w, 1))
     core.close_fd(out_w)
@@ -78,6 +81,7 @@ local function script_child(path, opts, ev_w, out_w)
         send(ev_w, { "result", name = name, ok = passed and true or false,
                      err = e ~= nil and tostring(e) or nil, secs = secs,
                      dot = type(dot) == "string" and dot or nil })
+        core.read_exact(ack_r, 1) -- "k", or end of file: the runner is gone
       end })
     io.stdout:flush()
     send(ev_w, { "done", ok = done or false, err = why })
@@ -189,7 +193,7 @@ function M.run(files, opts)
     return true
   end
 
-  -- read what is there now (nil at end of file)
+  -- what can be read now, and whether the stream has ended
   local function drain(fd)
     local data, why, part = core.read_all(fd, 0)
     if data then return data, true end
@@ -204,17 +208,18 @@ function M.run(files, opts)
     local stem = opts.dot and stem_of(path)
     local ev_r, ev_w = assert(core.pipe())
     local out_r, out_w = assert(core.pipe())
+    local ack_r, ack_w = assert(core.pipe())
     local pid, ferr = core.fork()
     if not pid then
-      core.close_fd(ev_r); core.close_fd(ev_w); core.close_fd(out_r); core.close_fd(out_w)
+      for _, fd in ipairs { ev_r, ev_w, out_r, out_w, ack_r, ack_w } do core.close_fd(fd) end
       report(path, false, "cannot start its process: " .. tostring(ferr), 0)
       return
     end
     if pid == 0 then
-      core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(sigfd)
-      script_child(path, opts, ev_w, out_w)
+      core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w); core.close_fd(sigfd)
+      script_child(path, opts, ev_w, out_w, ack_r)
     end
-    core.close_fd(ev_w); core.close_fd(out_w)
+    core.close_fd(ev_w); core.close_fd(out_w); core.close_fd(ack_r)
 
     local out_open, done, k = true, nil, 0
     local function handle(ev)
@@ -231,6 +236,7 @@ function M.run(files, opts)
           if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
         end
         report(ev.name, ok, err, ev.secs)
+        core.write_fd(ack_w, "k") -- the script goes on
       elseif ev[1] == "done" then
         done = ev
       end
@@ -259,7 +265,7 @@ function M.run(files, opts)
     if interrupted then core.kill(pid, "KILL") end
     local how, code = core.waitpid(pid)
     if out_open then output((drain(out_r))) end
-    core.close_fd(ev_r); core.close_fd(out_r)
+    core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w)
     if interrupted then return end
     end_output()
     if not done then
