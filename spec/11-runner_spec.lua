@@ -275,10 +275,10 @@ describe("mountns run", function()
           or l:match("^exit=%d$"), l)
         assert.is_nil(l:match("[%z\1-\8\10-\31\127]"), l) -- no raw ESC or CR
       end
-      assert.matches("\nok 1 %- a \\# TODO b\\\\c\\nnot ok 9 %- x\\nBail out! y\n", out)
-      assert.matches("\n# ok 5 %- forged\n# Bail out! z\n# \\x1b%[2Jno newline\nok 1 ", out)
+      assert.matches("\nok 1 %- a \\# TODO b\\134c\\012not ok 9 %- x\\012Bail out! y\n", out)
+      assert.matches("\n# ok 5 %- forged\n# Bail out! z\n# \\033%[2Jno newline\nok 1 ", out)
       assert.matches("\n# 1%.%.1\nok 2 %- \\# SKIP it\n", out)
-      assert.matches("\nnot ok 3 %- fails\\x0d\\nnot ok\n# ", out)
+      assert.matches("\nnot ok 3 %- fails\\015\\012not ok\n# ", out)
       assert.matches("\n# top%-level, no newline\n1%.%.3\n# 2 passed, 1 failed\nexit=1$", out)
     end)
 
@@ -299,9 +299,9 @@ describe("mountns run", function()
         end
       end
       assert.are.same({
-        "ok 1 - a \\# TODO b\\\\c\\nnot ok 9 - x\\nBail out! y",
+        "ok 1 - a \\# TODO b\\134c\\012not ok 9 - x\\012Bail out! y",
         "ok 2 - \\# SKIP it",
-        "not ok 3 - fails\\x0d\\nnot ok",
+        "not ok 3 - fails\\015\\012not ok",
         "plan 1..3",
       }, points)
       assert.matches("rc=0$", parsed)
@@ -317,9 +317,10 @@ describe("mountns run", function()
         if l:match("^ok   ") or l:match("^FAIL ") then results[#results + 1] = l end
       end
       assert.are.equal(3, #results)
-      assert.matches("^ok   a # TODO b\\\\c\\nnot ok 9 %- x\\nBail out! y %(%d+ ms%)$", results[1])
+      assert.matches("^ok   a # TODO b\\134c\\012not ok 9 %- x\\012Bail out! y %(%d+ ms%)$",
+        results[1])
       assert.matches("^ok   # SKIP it %(%d+ ms%)$", results[2])
-      assert.matches("^FAIL fails\\x0d\\nnot ok %(%d+ ms%)$", results[3])
+      assert.matches("^FAIL fails\\015\\012not ok %(%d+ ms%)$", results[3])
       assert.matches("\n2 passed, 1 failed\nexit=1$", out)
     end)
   end)

@@ -7,7 +7,8 @@
 --   child (the runner reports it as an early exit, a failure, and goes on);
 -- - what a script or its scenarios print to stdout is read through a pipe
 --   and re-emitted as `# ` comment lines, so it can never pass for a result
---   line; names and diagnostics are escaped the same way, one line each;
+--   line; names, prints and diagnostics go through `mountns.escape`, so
+--   none of them can add a line or drive the terminal;
 -- - SIGINT stops the run at once: the runner kills the script's child
 --   (its scenario processes die with it), prints the summary so far with
 --   "interrupted" and returns 130.
@@ -27,34 +28,31 @@ local M = {}
 
 -- ---- escaping: one line per item, whatever it contains ---------------------
 
--- A control character as \xHH (a tab is kept in diagnostics and prints)
-local function hex(c)
-  return string.format("\\x%02x", c:byte())
-end
-
---- A scenario name as one line: `\` as `\\`, a newline as `\n`, any other
--- control character as `\xHH`; under TAP also `#` as `\#`, so no name can
--- start a directive (`# TODO`, `# SKIP`).
+--- A scenario name as one line, by the one escaping rule of mountns
+-- (`mountns.escape`: a newline as `\012`, a backslash as `\134`, ESC as
+-- `\033`...); under TAP also `#` as `\#`, so no name can start a directive
+-- (`# TODO`, `# SKIP`).
 -- @tparam string name
 -- @tparam boolean tap
 -- @treturn string
 function M.escape_name(name, tap)
-  local s = tostring(name):gsub("\\", "\\\\"):gsub("\n", "\\n"):gsub("%c", hex)
+  local s = core.escape(tostring(name))
   if tap then s = s:gsub("#", "\\#") end
   return s
 end
 
--- One line of text (no newline in it) with control characters but tab
--- as \xHH, for diagnostics and printed output.
-local function escape_line(line)
-  return (line:gsub("[%z\1-\8\11-\31\127]", hex))
+-- A line of a diagnostic: the same rule, but tabs (tracebacks) and
+-- backslashes (the `\ooo` of paths that expect's diagnostics escaped
+-- already) are kept as they are.
+local function escape_diagnostic(line)
+  return (core.escape(line):gsub("\\011", "\t"):gsub("\\134", "\\"))
 end
 
--- Every line of text with prefix before it, escaped.
+-- Every line of a diagnostic with prefix before it.
 local function lines_of(text, prefix)
   local out = {}
   for line in (tostring(text) .. "\n"):gmatch("([^\n]*)\n") do
-    out[#out + 1] = prefix .. escape_line(line)
+    out[#out + 1] = prefix .. escape_diagnostic(line)
   end
   return table.concat(out, "\n")
 end
@@ -140,17 +138,17 @@ function M.run(files, opts)
   -- completed before the next result or at the script's end
   local pending = ""
   local function output(data)
-    pending = pending .. data:gsub("\r\n", "\n")
+    pending = pending .. data
     while true do
       local nl = pending:find("\n", 1, true)
       if not nl then break end
-      emit("# " .. escape_line(pending:sub(1, nl - 1)))
+      emit("# " .. core.escape(pending:sub(1, nl - 1)))
       pending = pending:sub(nl + 1)
     end
   end
   local function end_output()
     if pending ~= "" then
-      emit("# " .. escape_line(pending))
+      emit("# " .. core.escape(pending))
       pending = ""
     end
   end
