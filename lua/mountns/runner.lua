@@ -64,9 +64,9 @@ local function send(fd, t)
   assert(child_proto.send(fd, "o", child_proto.encode("event", { t }, 1)))
 end
 
--- In the forked child: stdout into the pipe, a private namespace, the
--- script; a frame per scenario (each waits for the runner's "k"), then a
--- "done" frame. Never returns.
+-- In the forked child (mountns.child.fork: it ends with _exit): stdout
+-- into the pipe, a private namespace, the script; a frame per scenario
+-- (each waits for the runner's "k"), then a "done" frame.
 local function script_child(path, opts, ev_w, out_w, ack_r)
   local ok, err = pcall(function()
     assert(core.dup2(out_w, 1))
@@ -88,7 +88,7 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
     io.stdout:flush()
     pcall(send, ev_w, { "done", ok = false, err = tostring(err) })
   end
-  core._exit(0)
+  return 0
 end
 
 -- ---- the runner -----------------------------------------------------------
@@ -207,15 +207,14 @@ function M.run(files, opts)
     local ev_r, ev_w = assert(core.pipe())
     local out_r, out_w = assert(core.pipe())
     local ack_r, ack_w = assert(core.pipe())
-    local pid, ferr = core.fork()
+    local pid, ferr = child_proto.fork(function()
+      core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w); core.close_fd(sigfd)
+      return script_child(path, opts, ev_w, out_w, ack_r)
+    end)
     if not pid then
       for _, fd in ipairs { ev_r, ev_w, out_r, out_w, ack_r, ack_w } do core.close_fd(fd) end
       report(path, false, "cannot start its process: " .. tostring(ferr), 0)
       return
-    end
-    if pid == 0 then
-      core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w); core.close_fd(sigfd)
-      script_child(path, opts, ev_w, out_w, ack_r)
     end
     core.close_fd(ev_w); core.close_fd(out_w); core.close_fd(ack_r)
 
