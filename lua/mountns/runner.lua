@@ -20,6 +20,7 @@
 -- @module mountns.runner
 
 local core = require "mountns.core"
+local argcheck = require "mountns.args"
 local isolate = require "mountns.isolate"
 local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
@@ -108,21 +109,19 @@ end
 -- `dot`: a directory (it exists) for one Graphviz file per passing scenario,
 -- `<script>-<n>.dot` (`<script>~2-<n>.dot` for a second script of the
 -- same name); `timeout`: every scenario's default timeout in seconds.
--- SIGINT is blocked from here on and read from a signalfd.
+-- SIGINT is blocked from here on (it stays so when run returns: the
+-- caller is about to exit) and read from a signalfd while it runs.
 -- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
 -- exit, 130 interrupted
 -- @return[2] nil
 -- @treturn[2] string "signalfd SIGINT: strerror (ENAME)"
 function M.run(files, opts)
   if type(files) ~= "table" then
-    error("bad argument #1 to 'run' (table expected, got " .. type(files) .. ")", 2)
+    argcheck.error("run", 1, "table expected, got " .. type(files), 2)
   end
-  opts = opts or {}
-  for k in pairs(opts) do
-    if k ~= "tap" and k ~= "dot" and k ~= "timeout" then
-      error("bad argument #2 to 'run' (unknown option '" .. tostring(k) .. "')", 2)
-    end
-  end
+  for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
+  opts = argcheck.options(opts, "run", 2, { "tap", "dot", "timeout" }, 2)
+  argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
   local tap = opts.tap
   local out = io.stdout
   local n, passed, failed = 0, 0, 0
@@ -280,6 +279,7 @@ function M.run(files, opts)
     if interrupted then break end
   end
   end_output()
+  core.close_fd(sigfd)
   if interrupted then
     if tap then emit("Bail out! interrupted") end
     emit(string.format("%s%d passed, %d failed (interrupted)", tap and "# " or "",
