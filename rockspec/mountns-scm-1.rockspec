@@ -54,6 +54,7 @@ build = {
     ["mountns.args"] = "lua/mountns/args.lua",
     ["mountns.recipes"] = "lua/mountns/recipes.lua",
     ["mountns.watch"] = "lua/mountns/watch.lua",
+    ["mountns.shell"] = "lua/mountns/shell.lua",
   },
   install = {
     bin = { mountns = "bin/mountns" },

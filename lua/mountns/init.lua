@@ -51,6 +51,8 @@ M.watch = require("mountns.watch").watch
 -- @see mountns.mounts
 M.mounts = require("mountns.mounts").mounts
 
+--- Run a shell transcript against scenario namespaces (see `mountns.shell`).
+M.shell = require("mountns.shell").shell
 M.isolate = isolate.isolate
 M.isolate_with = isolate.isolate_with
 M.table = mtable

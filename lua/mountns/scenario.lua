@@ -235,6 +235,12 @@ function Namespace:unshare(opts)
   return new_namespace(handle, opts.label, ag)
 end
 
+--- Run a shell transcript in this namespace: `mountns.shell(ns, text, opts)`.
+function Namespace:shell(text, opts)
+  local out, names, steps = require("mountns.shell").method(self, text, opts) -- lazy: no circle
+  return out, names, steps
+end
+
 --- The user namespace that owns this mount namespace, as a core handle
 -- (for idmapped mounts); close it when done.
 function Namespace:userns()
