@@ -90,12 +90,15 @@ local ROOT = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".")
 helper.ROOT = ROOT
 local LUA_PATH = ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;;"
 
+--- The interpreter running the suite (busted's --lua), lua5.4 by default.
+helper.LUA = arg and arg[-1] or "lua5.4"
+if helper.LUA:match("busted") or not helper.LUA:match("lua") then helper.LUA = "lua5.4" end
+
 --- A shell command that starts this Lua with this package path, and the
 -- core.so built for it (the Makefile's BUILD: build/ for lua5.4,
 -- build/<interpreter>/ for the others).
 function helper.lua_cmd()
-  local interp = arg and arg[-1] or "lua5.4"
-  if interp:match("busted") or not interp:match("lua") then interp = "lua5.4" end
+  local interp = helper.LUA
   local name = interp:match("[^/]*$")
   local build = name == "lua5.4" and "/build" or "/build/" .. name
   return string.format("env LUA_PATH='%s' LUA_CPATH='%s' %s", LUA_PATH,
