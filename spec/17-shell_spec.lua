@@ -72,7 +72,7 @@ sh2# cat /proc/self/mountinfo | sed 's/ - .*//'
     assert.is_true(r.same)
     -- the kernel's own numbers without normalize, the device sources kept
     assert.matches("\n" .. r.x1.id .. " %d+ %d+:%d+ / /X rw,relatime shared:"
-      .. r.x1.shared .. " %- tmpfs /dev/sda3 rw\n", r.raw)
+      .. r.x1.shared .. " %- tmpfs /dev/sda3 rw[^\n]*\n", r.raw)
     assert.are.equal("/dev/sda3", r.x1.source)
     assert.are.equal("tmpfs", r.x1.fstype)
     assert.are.equal(r.x1.shared, r.z1.shared)
@@ -348,20 +348,26 @@ sh3# cat /proc/self/mountinfo
 
     it("unshare -Urm: a namespace of a new user namespace, its mounts locked", function()
       local r = scenario(function(ns)
-        local _, sh = ns:shell([[
+        local out, sh = ns:shell([[
 sh1# mount -t tmpfs a /a
 sh2# unshare -Urm sh
 sh2# mount -t tmpfs b /b
+sh2# mount -o remount,ro /a
+sh2# umount /a
 ]])
         local u1, u2 = ns:userns(), sh.sh2:userns()
         local res = { differ = u1:id() ~= u2:id(), locked = sh.sh2:locked("/a"),
-                      b = sh.sh2:mounts():find("/b").source }
+                      b = sh.sh2:mounts():find("/b").source, out = out }
         u1:close(); u2:close()
         return res
       end)
       assert.is_true(r.differ)
       assert.is_true(r.locked)
       assert.are.equal("b", r.b)
+      -- the superblock belongs to sh1's user namespace; the mount is locked
+      assert.matches("sh2# mount %-o remount,ro /a\nmount: /a: permission denied%.\n"
+        .. DMESG:gsub("[%(%)%.%-]", "%%%0") .. "sh2# umount /a\numount: /a: not mounted%.\n$",
+        r.out)
     end)
 
     it("comments, blank lines, sudo, and the source's own output lines", function()
@@ -400,7 +406,8 @@ $ cat /proc/self/mountinfo
       { "$ mount --bogus /a", "shell: line 1: mount: unrecognized option '%-%-bogus'" },
       { "$ mount -t tmpfs x", "shell: line 1: mount: x: a scenario has no /etc/fstab" },
       { "$ umount -z /a", "shell: line 1: umount: invalid option %-%- 'z'" },
-      { "$ unshare -m mount /a", "shell: line 1: unshare: runs 'mount': only a shell" },
+      { "$ unshare -m mount /a", "shell: line 1: unshare: runs 'mount /a': only a shell" },
+      { "$ unshare -m sh -c 'mount -t tmpfs a /a'", "unshare: runs 'sh %-c mount %-t tmpfs a /a'" },
       { "$ unshare -m --propagation bogus", "unsupported propagation mode: bogus" },
       { "$ unshare -p sh", "option %-p is not supported" },
       { "$ echo $HOME", "'%$' expansion other than %$%? is not supported" },

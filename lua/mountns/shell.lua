@@ -554,7 +554,7 @@ local SHELLS = { sh = true, bash = true, dash = true, zsh = true, ash = true,
 local UNSHARE_PROPAGATION = { private = true, shared = true, slave = true, unchanged = true }
 
 local function cmd_unshare(sh, ns, args, _, term)
-  local mount, user, prop, forked = false, false, nil, false
+  local mount, user, prop = false, false, nil
   local i = 1
   while i <= #args do
     local w = args[i]
@@ -562,8 +562,8 @@ local function cmd_unshare(sh, ns, args, _, term)
     if long then w = long end
     if w == "--mount" then mount = true
     elseif w == "--user" or w == "--map-root-user" then user = true
-    elseif w == "--fork" then
-      forked = true -- a new process: the session goes on in it all the same
+    elseif w == "--fork" then -- luacheck: ignore 542
+      -- unshare(1) forks the shell: the session goes on in it all the same
     elseif w == "--propagation" then
       if not value then i = i + 1; value = args[i] end
       if not value then bad("unshare: option '--propagation' requires an argument") end
@@ -575,7 +575,8 @@ local function cmd_unshare(sh, ns, args, _, term)
       for c in w:sub(2):gmatch(".") do
         if c == "m" then mount = true
         elseif c == "U" or c == "r" then user = true
-        elseif c == "f" then forked = true
+        elseif c == "f" then -- luacheck: ignore 542
+          -- as --fork
         else
           bad("unshare: option -" .. c .. " is not supported (-m, -U, -r, -f, --propagation)")
         end
@@ -583,16 +584,15 @@ local function cmd_unshare(sh, ns, args, _, term)
     elseif w:sub(1, 1) == "-" then
       bad("unshare: unrecognized option '" .. w .. "'")
     else
-      if not SHELLS[w] then
-        bad("unshare: runs '" .. w .. "': only a shell can follow (the session "
-          .. "continues in the new namespace)")
+      if not SHELLS[w] or args[i + 1] then
+        bad("unshare: runs '" .. table.concat(args, " ", i) .. "': only a shell without "
+          .. "arguments can follow (the session continues in the new namespace)")
       end
       break
     end
     i = i + 1
   end
   if not mount then bad("unshare: only a new mount namespace (-m) is supported") end
-  term.forked = term.forked or forked
   local ok, res = pcall(ns.unshare, ns, { propagation = prop, user = user or nil,
                                           label = term.name })
   if not ok then
