@@ -233,6 +233,8 @@ $ mount -o remount,ro /mv
           { "mount", "--make-shared", "/mountns-spec-nope" },
           { "umount", "/mountns-spec-nope" },
           { "mount", "-t", "bogusfs", "x", "/" },
+          { "mount", "-t", "tmpfs", "-o", "bogus", "x", "/" },
+          { "mount", "--bind", "/mountns-spec-nope", "/" },
         } do
           local real = ns:exec(argv)
           local out, _, steps = ns:shell("# " .. table.concat(argv, " "))
