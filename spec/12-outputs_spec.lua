@@ -338,6 +338,9 @@ describe("ns:watch", function()
         local ok, err = pcall(ns.watch, ns, opts)
         errs[#errs + 1] = not ok and err or "accepted"
       end
+      local w = watch.open(ns)
+      errs[#errs + 1] = select(2, pcall(w.next, w, 0 / 0))
+      w:close()
       ns:mkdir("/X")
       -- re-reads without end before: the re-read branch starved the deadline
       local n = 0
@@ -350,6 +353,7 @@ describe("ns:watch", function()
     assert.matches("option 'interval' must be a number of seconds > 0, got %-1", r.errs[2])
     assert.matches("option 'timeout' must be a number of seconds >= 0, got %-?nan", r.errs[3])
     assert.matches("option 'timeout' must be a number of seconds >= 0, got string", r.errs[4])
+    assert.matches("bad argument #1 to 'watch:next' %(seconds expected, got %-?nan%)", r.errs[5])
     assert.are.equal(1, r.n)
   end)
 end)

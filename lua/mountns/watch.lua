@@ -322,7 +322,8 @@ function Watch:next(timeout)
   check_open(self)
   if timeout == nil then timeout = self.timeout end
   if timeout ~= nil and (type(timeout) ~= "number" or timeout ~= timeout) then
-    error("bad argument #1 to 'next' (seconds expected, got " .. tostring(timeout) .. ")", 2)
+    argcheck.error("watch:next", 1, "seconds expected, got " .. (type(timeout) == "number"
+      and tostring(timeout) or type(timeout)), 2)
   end
   local deadline = timeout and core.clock() + timeout
   -- waited: the kernel's signals were taken at least once (a wait, or a
