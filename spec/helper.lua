@@ -122,6 +122,11 @@ helper.EUID, helper.EGID = ids()
 helper.root = helper.EUID == 0
 --- The uid of helper.unpriv_cmd()'s Lua: 65534 as root, else the suite's own.
 helper.UNPRIV_UID = helper.root and 65534 or helper.EUID
+--- What a tmpfs mounted in isolate/scenario adds to its super options: none
+-- as root; otherwise it belongs to its creator and the kernel shows uid= and
+-- gid= as the initial user namespace sees that user (",uid=65534,gid=65534").
+helper.TMPFS_OWNER = helper.root and ""
+  or ",uid=" .. helper.EUID .. ",gid=" .. helper.EGID
 
 --- busted's `it` when the suite runs as root; otherwise a test declared
 -- pending with the reason in its name (`[needs root: reason]`), so an
