@@ -348,7 +348,11 @@ static int lmns_tree_escape(lua_State *L)
 /***
 The findmnt-like tree of a mount table: TARGET (with the tree drawn
 in front), SOURCE, FSTYPE, ID, PARENT, PROPAGATION, GROUP (shared:N)
-and MASTER (master:N), columns aligned by display width. Text fields
+and MASTER (master:N), columns aligned by display width. A ROOT column
+follows SOURCE when some record's root is not `/` (a bind mount of a
+subdirectory: otherwise it would look like a bind of the whole
+filesystem), and a PROPAGATE_FROM column ends the row when some record
+has `propagate_from`. Text fields
 are escaped as `escape` does, so a control character in a mount point
 cannot break or forge a row. This is `tostring()` of a mount table.
 Linear in the number of mounts.
@@ -361,7 +365,8 @@ Linear in the number of mounts.
 static int lmns_tree_text(lua_State *L)
 {
 	int n, i, k, first_root, *slots, *order, *stack;
-	size_t mask, w1 = 6, w2 = 6, w3 = 6, len, elen = 0;
+	size_t mask, w1 = 6, w2 = 6, w3 = 6, w4 = 4, len, elen = 0;
+	int has_root = 0, has_from = 0;
 	const char *extra, *str;
 	lmns_row *rows;
 	char *seen, *lastflags, num[64];
@@ -415,7 +420,16 @@ static int lmns_tree_text(lua_State *L)
 		len = lmns_escaped_width(str, len, extra, elen);
 		if (len > w3)
 			w3 = len;
-		lua_pop(L, 1);
+		str = lmns_field_str(L, -1, "root", &len);
+		if (len > 0 && !(len == 1 && str[0] == '/'))
+			has_root = 1;	/* a bind mount of a subdirectory */
+		len = lmns_escaped_width(str, len, extra, elen);
+		if (len > w4)
+			w4 = len;
+		lua_getfield(L, -1, "propagate_from");
+		if (lua_type(L, -1) == LUA_TNUMBER)
+			has_from = 1;
+		lua_pop(L, 2);
 	}
 
 	luaL_buffinit(L, &b);
@@ -423,14 +437,20 @@ static int lmns_tree_text(lua_State *L)
 	lmns_pad(&b, 6, w1);
 	luaL_addstring(&b, " SOURCE");
 	lmns_pad(&b, 6, w2);
+	if (has_root) {
+		luaL_addstring(&b, " ROOT");
+		lmns_pad(&b, 4, w4);
+	}
 	luaL_addstring(&b, " FSTYPE");
 	lmns_pad(&b, 6, w3);
 	luaL_addstring(&b, "     ID PARENT PROPAGATION  GROUP MASTER");
+	if (has_from)
+		luaL_addstring(&b, " PROPAGATE_FROM");
 	for (i = 0; i < k; i++) {
 		int r = order[i], d = rows[r].depth, j;
-		const char *t, *src, *fs, *prop;
-		size_t tl, sl, fl, pl;
-		char tail[160];
+		const char *t, *src, *fs, *prop, *root;
+		size_t tl, sl, fl, pl, rl;
+		char tail[160], from[32];
 
 		/* read the record first: between buffer operations the stack
 		 * must stay where the buffer left it */
@@ -439,9 +459,11 @@ static int lmns_tree_text(lua_State *L)
 		src = lmns_field_str(L, -1, "source", &sl);
 		fs = lmns_field_str(L, -1, "fstype", &fl);
 		prop = lmns_field_str(L, -1, "propagation", &pl);
+		root = lmns_field_str(L, -1, "root", &rl);
 		lmns_group_str(L, -1, "shared", num, sizeof num / 2);
 		lmns_group_str(L, -1, "master", num + sizeof num / 2,
 			       sizeof num / 2);
+		lmns_group_str(L, -1, "propagate_from", from, sizeof from);
 		lua_pop(L, 1);
 		snprintf(tail, sizeof tail, " %6lld %6lld ", (long long)rows[r].id,
 			 (long long)rows[r].parent);
@@ -459,11 +481,19 @@ static int lmns_tree_text(lua_State *L)
 		luaL_addchar(&b, ' ');
 		lmns_pad(&b, lmns_escape_add(&b, src, sl, extra, elen), w2);
 		luaL_addchar(&b, ' ');
+		if (has_root) {
+			lmns_pad(&b, lmns_escape_add(&b, root, rl, extra, elen), w4);
+			luaL_addchar(&b, ' ');
+		}
 		lmns_pad(&b, lmns_escape_add(&b, fs, fl, extra, elen), w3);
 		luaL_addstring(&b, tail);
 		lmns_pad(&b, lmns_escape_add(&b, prop, pl, extra, elen), 12);
 		snprintf(tail, sizeof tail, " %6s %6s", num, num + sizeof num / 2);
 		luaL_addstring(&b, tail);
+		if (has_from) {
+			snprintf(tail, sizeof tail, " %14s", from);
+			luaL_addstring(&b, tail);
+		}
 	}
 	luaL_addchar(&b, '\n');
 	luaL_pushresult(&b);

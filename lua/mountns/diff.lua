@@ -11,6 +11,19 @@ local function key(m)
   return string.format("%d %s %s %d:%d", m.id, m.target, m.root, m.major, m.minor)
 end
 
+--- Whether two records describe the same mount (by the key above): the
+-- unique mount ID when both have one (statmount records), else the mount
+-- ID, mount point, root and device, so a record from a mountinfo table is
+-- found again in a statmount table and the other way round.
+-- @tparam table a a record
+-- @tparam table b a record
+-- @treturn boolean
+function M.same(a, b)
+  if a.unique_id and b.unique_id then return a.unique_id == b.unique_id end
+  return a.id == b.id and a.target == b.target and a.root == b.root
+    and a.major == b.major and a.minor == b.minor
+end
+
 -- the fields whose change `changed` reports
 local FIELDS = { "propagation", "shared", "master", "propagate_from",
                  "unbindable", "options", "super_options", "parent_id" }

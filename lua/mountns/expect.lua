@@ -5,14 +5,23 @@
 -- `expect.checks` returning `ok, diagnostic` (used by mountns.luassert).
 -- Paths and names in a diagnostic are escaped as `mountns.escape` does: a
 -- crafted mount point cannot forge a line of it.
+--
+-- A mount is named by a path (the topmost mount there, as `find` answers)
+-- or by a record from `ns:mounts()`, `find_all`, `t:stack` or `t:under`
+-- (that very mount, also one below the top of a stack): `{ns, "/X"}` and
+-- `{ns, record}` are both accepted wherever a mount is named.
 -- @module mountns.expect
 
 local mtable = require "mountns.table"
+local argcheck = require "mountns.args"
+local same_mount = require("mountns.diff").same
 local escape = require("mountns.core").escape
 
 local M = {}
 local checks = {}
 M.checks = checks
+
+local unpack = table.unpack or unpack -- luacheck: ignore
 
 local function ns_name(ns)
   if type(ns) == "table" and ns.label and ns.id then
@@ -28,30 +37,73 @@ local function width(str)
   return n
 end
 
--- One namespace's table as a findmnt-like tree, offending lines marked ">>".
+local function pad(s, w)
+  return s .. string.rep(" ", w - width(s))
+end
+
+-- The columns a table needs so that no two of its rows look alike: SOURCE
+-- when a mount point holds a stack (the rows differ by their source),
+-- ROOT when a record's root is not "/" (a bind of a subdirectory), and
+-- PROPAGATE_FROM when a record has one.
+local function extra_columns(t)
+  local at, source, root, from = {}, false, false, false
+  for _, m in ipairs(t) do
+    if at[m.target] then source = true end
+    at[m.target] = true
+    if m.root ~= nil and m.root ~= "/" then root = true end
+    if m.propagate_from ~= nil then from = true end
+  end
+  return source, root, from
+end
+
+-- One namespace's table as a findmnt-like tree, offending lines marked
+-- ">>" (marks: mount points and mount IDs).
 local function render(ns, t, marks)
   local rows, w = mtable.tree_rows(t), #"TARGET"
+  local show_source, show_root, show_from = extra_columns(t)
+  local ws, wr, wg = #"SOURCE", #"ROOT", #"GROUPS"
   for _, r in ipairs(rows) do
     -- the tree's lead, then the mount point escaped
-    local target = r[2].target
-    r[1] = r[1]:sub(1, #r[1] - #target) .. escape(target)
+    local m = r[2]
+    r[1] = r[1]:sub(1, #r[1] - #m.target) .. escape(m.target)
+    r[3] = escape(tostring(m.source or ""))
+    r[4] = escape(tostring(m.root or ""))
+    r[5] = (m.shared and ("shared:" .. m.shared) or "")
+      .. (m.shared and m.master and " " or "")
+      .. (m.master and ("master:" .. m.master) or "")
     w = math.max(w, width(r[1]))
+    ws, wr, wg = math.max(ws, width(r[3])), math.max(wr, width(r[4])), math.max(wg, #r[5])
   end
-  local out = { "  " .. ns_name(ns) .. ":",
-    "     " .. "TARGET" .. string.rep(" ", w - 6) .. "    ID PARENT PROPAGATION  GROUPS" }
+  local head = "     " .. pad("TARGET", w)
+    .. (show_source and (" " .. pad("SOURCE", ws)) or "")
+    .. (show_root and (" " .. pad("ROOT", wr)) or "")
+    .. "     ID PARENT PROPAGATION  " .. (show_from and (pad("GROUPS", wg) .. " PROPAGATE_FROM")
+    or "GROUPS")
+  local out = { "  " .. ns_name(ns) .. ":", head }
   for _, r in ipairs(rows) do
     local m = r[2]
-    out[#out + 1] = string.format("%s%s%s %5d %6d %-12s %s%s",
-      marks[m.target] and "  >> " or "     ", r[1], string.rep(" ", w - width(r[1])),
+    local line = string.format("%s%s%s%s %5d %6d %-12s %s%s",
+      (marks[m.target] or marks[m.id]) and "  >> " or "     ", pad(r[1], w),
+      show_source and (" " .. pad(r[3], ws)) or "", show_root and (" " .. pad(r[4], wr)) or "",
       m.id, m.parent_id, escape(tostring(m.propagation)),
-      m.shared and ("shared:" .. m.shared .. " ") or "",
-      m.master and ("master:" .. m.master) or "")
+      show_from and pad(r[5], wg) or r[5],
+      show_from and m.propagate_from and (" " .. m.propagate_from) or "")
+    out[#out + 1] = (line:gsub(" +$", ""))
   end
   return table.concat(out, "\n")
 end
 
+-- A namespace's table for a diagnostic: with propagate_from where the
+-- namespace can give it.
+local function table_for(ns)
+  local ok, t = pcall(ns.mounts, ns, { propagate_from = true })
+  if not ok or not t then ok, t = pcall(ns.mounts, ns) end
+  return ok and t or nil
+end
+
 -- The diagnostic: a headline, then each namespace's table once, marked.
--- items: list of {ns, path}
+-- items: list of {ns, path or record or ""} ("" marks nothing: a namespace
+-- shown whole)
 local function diagnostic(headline, items)
   local order, marks, tables = {}, {}, {}
   for _, it in ipairs(items) do
@@ -59,13 +111,16 @@ local function diagnostic(headline, items)
     if not marks[ns] then
       order[#order + 1] = ns
       marks[ns] = {}
-      local ok, t = pcall(ns.mounts, ns)
-      tables[ns] = ok and t or nil
+      tables[ns] = table_for(ns)
     end
-    -- marked as find matches it ("" marks nothing: a namespace shown whole)
-    local path = it[2]
-    if type(path) == "string" and path:sub(1, 1) == "/" then path = mtable.normpath(path) end
-    marks[ns][path] = true
+    local what = it[2]
+    if type(what) == "table" and what.id ~= nil then
+      marks[ns][what.id] = true -- a record: that mount only
+    else
+      -- marked as find matches it
+      if type(what) == "string" and what:sub(1, 1) == "/" then what = mtable.normpath(what) end
+      if what ~= nil then marks[ns][what] = true end
+    end
   end
   local out = { headline }
   for _, ns in ipairs(order) do
@@ -79,23 +134,57 @@ local function diagnostic(headline, items)
 end
 M.diagnostic = diagnostic
 
-local function where(ns, path)
-  return string.format("%s in %s", escape(tostring(path)), ns_name(ns))
+-- ---- naming a mount: a path or a record ------------------------------------
+
+-- A record from a mount table: it has a mount ID and a mount point.
+local function is_record(v)
+  return type(v) == "table" and v.id ~= nil and type(v.target) == "string"
 end
 
--- A check's path, normalised lexically (mtable.normpath); a bad one raises
--- at the user's line (norm, check, assertion wrapper, user).
-local function norm(path, argn, fname)
-  local p = mtable.normpath(path, fname, argn, 4) -- (not a tail call: levels)
+-- A mount argument: a path (normalised) or a record (kept). `level` as
+-- `error` counts it from the caller of mount_arg.
+local function mount_arg(what, argn, fname, level)
+  if is_record(what) then return what end
+  if type(what) == "table" then
+    argcheck.error(fname, argn, "path or mount record expected, got a table without "
+      .. "id and target", level + 1)
+  end
+  local p = mtable.normpath(what, fname, argn, level + 1)
   return p
 end
 
--- (check_pair, records, check, assertion wrapper, user)
-local function check_pair(p, argn, fname)
-  if type(p) ~= "table" or type(p[1]) ~= "table" or type(p[2]) ~= "string" then
-    error(string.format("bad argument #%d to '%s' (expected {ns, path})", argn, fname), 5)
+-- How a diagnostic names a mount: "/X", or "/X (mount ID 45)" for a record.
+local function describe(what)
+  if type(what) == "table" then
+    return string.format("%s (mount ID %s)", escape(tostring(what.target)), tostring(what.id))
   end
-  return p[1], mtable.normpath(p[2], fname, argn, 5)
+  return escape(tostring(what))
+end
+
+local function where(ns, what)
+  return string.format("%s in %s", describe(what), ns_name(ns))
+end
+
+-- The mount `what` names in ns now: a path's topmost mount (as find), or
+-- the mount a record came from (found again by mountns.diff's identity),
+-- nil when there is none. `from`: a table with propagate_from.
+local function lookup(ns, what, from)
+  if type(what) == "string" and not from then return ns:find(what) end
+  local t = from and ns:mounts { propagate_from = true } or ns:mounts()
+  if type(what) == "string" then return t:find(what) end
+  for _, m in ipairs(t) do
+    if same_mount(m, what) then return m end
+  end
+  return nil
+end
+
+-- level 5: (check_pair, records or group_of, check, assertion wrapper, user)
+local function check_pair(p, argn, fname)
+  if type(p) ~= "table" or type(p[1]) ~= "table" or (type(p[2]) ~= "string"
+     and not is_record(p[2])) then
+    argcheck.error(fname, argn, "expected {ns, path} or {ns, record}", 5)
+  end
+  return p[1], mount_arg(p[2], argn, fname, 5)
 end
 
 -- A check that names a mount holds neither way when it is not there: the
@@ -106,35 +195,163 @@ local function missing_text(missing)
   return " -- but nothing is mounted at " .. table.concat(missing, ", ")
 end
 
-function checks.mounted(ns, path)
-  path = norm(path, 2, "mounted")
-  local m = ns:find(path)
-  return m ~= nil, function(negated)
-    return diagnostic(negated and ("expected no mount at " .. where(ns, path))
-                      or ("expected a mount at " .. where(ns, path)), { { ns, path } })
-  end
-end
-
-function checks.propagation(ns, path, kind)
-  path = norm(path, 2, "propagation")
-  local m = ns:find(path)
-  local got = m and m.propagation or "(not mounted)"
-  return got == kind, function(negated)
-    return diagnostic(string.format("expected %s %sto be %s, it is %s", where(ns, path),
-      negated and "not " or "", kind, got), { { ns, path } })
-  end, m == nil
-end
-
--- The records the {ns, path} arguments name, those arguments normalised,
--- and the list of the ones not mounted ("/Typo in sh1 mnt:[N]").
-local function records(fname, args)
+-- The records the {ns, path|record} arguments name, those arguments
+-- normalised, and the list of the ones not mounted ("/Typo in sh1 mnt:[N]").
+-- (records, check, assertion wrapper, user)
+local function records(fname, args, from)
   local recs, items, missing = {}, {}, {}
   for i, p in ipairs(args) do
-    local ns, path = check_pair(p, i, fname)
-    recs[i], items[i] = ns:find(path), { ns, path }
-    if not recs[i] then missing[#missing + 1] = where(ns, path) end
+    local ns, what = check_pair(p, i, fname)
+    recs[i], items[i] = lookup(ns, what, from), { ns, what }
+    if not recs[i] then missing[#missing + 1] = where(ns, what) end
   end
   return recs, items, missing
+end
+
+-- ---- mounted, with the fields that say which mount --------------------------
+
+local MOUNTED_FIELDS = { "source", "fstype", "root", "options", "parent" }
+
+-- The option names of a comma string or a list.
+local function option_list(v, fname, argn)
+  local out = {}
+  if type(v) == "string" then
+    for o in v:gmatch("[^,]+") do out[#out + 1] = o end
+  elseif type(v) == "table" then
+    for i, o in ipairs(v) do
+      if type(o) ~= "string" then
+        argcheck.error(fname, argn, "option 'options': entry " .. i .. " is not a string", 5)
+      end
+      out[#out + 1] = o
+    end
+  else
+    argcheck.error(fname, argn, "option 'options' must be a comma string or a list, got "
+      .. type(v), 5)
+  end
+  return out
+end
+
+-- Whether the record has option o: "ro"/"rw" and the other per-mount
+-- flags are read from the mount's options; the rest from either list (a
+-- tmpfs' "size=" is a superblock option).
+local function has_option(m, o)
+  local function inlist(list)
+    for x in tostring(list or ""):gmatch("[^,]+") do
+      if x == o then return true end
+    end
+    return false
+  end
+  if o == "ro" or o == "rw" then return inlist(m.options) end
+  return inlist(m.options) or inlist(m.super_options)
+end
+
+-- The fields of want that m does not match, as "source is b, not a".
+-- (mismatches, check, assertion wrapper, user)
+local function mismatches(ns, m, want, fname)
+  local bad = {}
+  for _, k in ipairs { "source", "fstype", "root" } do
+    local v = want[k]
+    if v ~= nil then
+      if type(v) ~= "string" then
+        argcheck.error(fname, 3, "option '" .. k .. "' must be a string, got " .. type(v), 4)
+      end
+      if m[k] ~= v then
+        bad[#bad + 1] = string.format("its %s is %s, not %s", k,
+          escape(tostring(m[k])), escape(v))
+      end
+    end
+  end
+  if want.options ~= nil then
+    local lacking = {}
+    for _, o in ipairs(option_list(want.options, fname, 3)) do
+      if not has_option(m, o) then lacking[#lacking + 1] = escape(o) end
+    end
+    if #lacking > 0 then
+      bad[#bad + 1] = string.format("its options %s (%s) lack %s", escape(tostring(m.options)),
+        escape(tostring(m.super_options)), table.concat(lacking, ","))
+    end
+  end
+  if want.parent ~= nil then
+    local pw = mount_arg(want.parent, 3, fname, 4)
+    local p = lookup(ns, pw)
+    if not p then
+      bad[#bad + 1] = "its parent should be " .. describe(pw) .. ", where nothing is mounted"
+    elseif p.id ~= m.parent_id then
+      bad[#bad + 1] = string.format("its parent is mount %s, not %s (mount %s)",
+        tostring(m.parent_id), describe(pw), tostring(p.id))
+    end
+  end
+  return bad
+end
+
+local function fields_text(want)
+  local out = {}
+  for _, k in ipairs(MOUNTED_FIELDS) do
+    local v = want[k]
+    if v ~= nil then
+      if type(v) == "table" and not is_record(v) then v = table.concat(v, ",") end
+      out[#out + 1] = k .. "=" .. describe(v)
+    end
+  end
+  return table.concat(out, " ")
+end
+
+function checks.mounted(ns, what, want)
+  what = mount_arg(what, 2, "mounted", 3)
+  want = argcheck.options(want, "mounted", 3, MOUNTED_FIELDS, 3)
+  local m = lookup(ns, what)
+  local bad = m and mismatches(ns, m, want, "mounted") or {}
+  local with = next(want) and (" with " .. fields_text(want)) or ""
+  return m ~= nil and #bad == 0, function(negated)
+    local head = (negated and "expected no mount at " or "expected a mount at ")
+      .. where(ns, what) .. with
+    if not negated and m and #bad > 0 then head = head .. ": " .. table.concat(bad, "; ") end
+    return diagnostic(head, { { ns, what } })
+  end
+end
+
+-- ---- propagation ------------------------------------------------------------
+
+-- A peer group named by a detail: a number, or {ns, path|record} whose
+-- mount is shared. Returns the group (or nil) and how to say it.
+local function group_of(v, key, fname)
+  if type(v) == "number" then return v, "peer group " .. v end
+  if type(v) ~= "table" then
+    argcheck.error(fname, 4, "option '" .. key .. "' must be a peer group ID or "
+      .. "{ns, path}, got " .. type(v), 4)
+  end
+  local ns, what = check_pair(v, 4, fname)
+  local m = lookup(ns, what)
+  local text = where(ns, what) .. "'s peer group"
+  if not m then return nil, text .. " (not mounted)", { ns, what }, true end
+  return m.shared, text .. " (" .. (m.shared and ("shared:" .. m.shared) or "not shared")
+    .. ")", { ns, what }, m.shared == nil
+end
+
+function checks.propagation(ns, what, kind, details)
+  what = mount_arg(what, 2, "propagation", 3)
+  if type(kind) ~= "string" then
+    argcheck.error("propagation", 3, "propagation word expected, got " .. type(kind), 3)
+  end
+  details = argcheck.options(details, "propagation", 4, { "master", "propagate_from" }, 3)
+  local m = lookup(ns, what, details.propagate_from ~= nil)
+  local got = m and m.propagation or "(not mounted)"
+  local ok, invalid, items, said = got == kind, m == nil, { { ns, what } }, {}
+  for _, key in ipairs { "master", "propagate_from" } do
+    if details[key] ~= nil then
+      local g, text, item, bad = group_of(details[key], key, "propagation")
+      if item then items[#items + 1] = item end
+      if bad then invalid = true end
+      local have = m and m[key]
+      if g == nil or have ~= g then ok = false end
+      said[#said + 1] = string.format("%s %s (its %s: %s)", key, text, key, tostring(have))
+    end
+  end
+  local extra = #said > 0 and (" with " .. table.concat(said, ", ")) or ""
+  return ok, function(negated)
+    return diagnostic(string.format("expected %s %sto be %s%s, it is %s", where(ns, what),
+      negated and "not " or "", kind, extra, got), items)
+  end, invalid
 end
 
 function checks.peers(...)
@@ -167,8 +384,22 @@ function checks.slave_of(a, b)
   end, #missing > 0
 end
 
+function checks.propagate_from(a, b)
+  local recs, items, missing = records("propagate_from", { a, b }, true)
+  local s, m = recs[1], recs[2]
+  local ok = s ~= nil and m ~= nil and m.shared ~= nil and s.propagate_from == m.shared
+  return ok, function(negated)
+    return diagnostic(string.format("expected %s %sto receive propagation from %s's peer "
+      .. "group (its propagate_from: %s, its master: %s, the group: %s)%s",
+      where(items[1][1], items[1][2]), negated and "not " or "",
+      where(items[2][1], items[2][2]), s and tostring(s.propagate_from) or "not mounted",
+      s and tostring(s.master) or "not mounted",
+      m and tostring(m.shared) or "not mounted", missing_text(missing)), items)
+  end, #missing > 0
+end
+
 function checks.locked(ns, path)
-  path = norm(path, 2, "locked")
+  path = mtable.normpath(path, "locked", 2, 3)
   local ok, locked = pcall(ns.locked, ns, path)
   -- not a mount at all: neither locked nor not_locked holds (third value)
   return ok and locked, function(negated)
@@ -177,6 +408,166 @@ function checks.locked(ns, path)
       negated and "not " or "", why), { { ns, path } })
   end, not ok
 end
+
+-- ---- stacks, order, counts ---------------------------------------------------
+
+local function sources_text(list)
+  local out = {}
+  for i, v in ipairs(list) do out[i] = escape(tostring(v)) end
+  return #out > 0 and table.concat(out, ", ") or "(nothing)"
+end
+
+function checks.stack(ns, path, sources)
+  path = mtable.normpath(path, "stack", 2, 3)
+  if type(sources) ~= "table" then
+    argcheck.error("stack", 3, "list of sources expected, got " .. type(sources), 3)
+  end
+  for i, s in ipairs(sources) do
+    if type(s) ~= "string" then
+      argcheck.error("stack", 3, "source #" .. i .. " is not a string", 3)
+    end
+  end
+  local got = {}
+  for i, m in ipairs(ns:mounts():stack(path)) do got[i] = m.source or "none" end
+  local ok = #got == #sources
+  for i = 1, #sources do
+    if got[i] ~= sources[i] then ok = false end
+  end
+  return ok, function(negated)
+    return diagnostic(string.format("expected the stack at %s %sto be, bottom to top: %s; "
+      .. "it is: %s", where(ns, path), negated and "not " or "", sources_text(sources),
+      sources_text(got)), { { ns, path } })
+  end
+end
+
+local function ordinal(n)
+  local s = (n % 100 >= 11 and n % 100 <= 13) and "th"
+    or ({ "st", "nd", "rd" })[n % 10] or "th"
+  return n .. s
+end
+
+function checks.order(ns, list)
+  if type(list) ~= "table" or #list < 2 then
+    argcheck.error("order", 2, "a list of at least two paths or records expected", 3)
+  end
+  local names = {}
+  for i = 1, #list do names[i] = mount_arg(list[i], 2, "order", 3) end
+  local t = ns:mounts()
+  local pos, ok, missing, items = {}, true, {}, {}
+  for i, what in ipairs(names) do
+    local m = type(what) == "string" and t:find(what) or nil
+    for k, r in ipairs(t) do
+      if (m and r == m) or (type(what) == "table" and same_mount(r, what)) then
+        pos[i] = k
+        break
+      end
+    end
+    items[i] = { ns, what }
+    if not pos[i] then
+      ok = false
+      missing[#missing + 1] = where(ns, what)
+    elseif i > 1 and pos[i - 1] and pos[i] <= pos[i - 1] then
+      ok = false
+    end
+  end
+  return ok, function(negated)
+    local said, list_text = {}, {}
+    for i, what in ipairs(names) do
+      list_text[i] = describe(what)
+      said[i] = describe(what) .. " (" .. (pos[i] and ordinal(pos[i]) or "absent") .. ")"
+    end
+    return diagnostic(string.format("expected %s in %s %sin this order (mountinfo order); "
+      .. "the table lists them %s%s", table.concat(list_text, ", "), ns_name(ns),
+      negated and "not " or "", table.concat(said, ", "), missing_text(missing)), items)
+  end, #missing > 0
+end
+
+function checks.count(ns, path, n)
+  path = mtable.normpath(path, "count", 2, 3)
+  if type(n) ~= "number" or n < 0 or n ~= math.floor(n) then
+    argcheck.error("count", 3, "a count (integer >= 0) expected, got " .. tostring(n), 3)
+  end
+  local got = ns:mounts():under(path)
+  return #got == n, function(negated)
+    local items = { { ns, path } }
+    for _, m in ipairs(got) do items[#items + 1] = { ns, m } end
+    return diagnostic(string.format("expected %s%d mount%s at or below %s, there %s %d",
+      negated and "not " or "", n, n == 1 and "" or "s", where(ns, path),
+      #got == 1 and "is" or "are", #got), items)
+  end
+end
+
+-- ---- fails --------------------------------------------------------------------
+
+local function is_namespace(v)
+  return type(v) == "table" and type(v.mounts) == "function" and type(v.label) == "function"
+end
+
+-- The namespaces a failing call was about: those among its arguments and
+-- those its function holds (a closure over sh1), each with the paths
+-- among the arguments marked.
+local function involved(fn, args)
+  local seen, nss, paths = {}, {}, {}
+  local function add(v)
+    if is_namespace(v) and not seen[v] and not v.closed then
+      seen[v] = true
+      nss[#nss + 1] = v
+    end
+  end
+  for i = 1, args.n do
+    local v = args[i]
+    add(v)
+    if type(v) == "string" and v:sub(1, 1) == "/" and not v:find("\0", 1, true) then
+      paths[#paths + 1] = v
+    end
+  end
+  if debug and debug.getupvalue then
+    for i = 1, 255 do
+      local name, v = debug.getupvalue(fn, i)
+      if not name then break end
+      add(v)
+    end
+  end
+  local items = {}
+  for _, ns in ipairs(nss) do
+    items[#items + 1] = { ns, "" }
+    for _, p in ipairs(paths) do items[#items + 1] = { ns, p } end
+  end
+  return items
+end
+
+-- ok, diagnostic and the message (level 3: fails_check, its caller, user)
+local function fails_check(ename, fn, ...)
+  if type(ename) ~= "string" or type(fn) ~= "function" then
+    error("usage: expect.fails(\"ENAME\", fn, ...)", 3)
+  end
+  local args = { n = select("#", ...), ... }
+  local ok, err, msg2 = pcall(fn, ...)
+  -- a core call returns its failure (nil, message, errno): that counts too
+  if ok and err == nil and type(msg2) == "string" then
+    ok, err = false, msg2
+  end
+  local msg = not ok and tostring(err) or nil
+  local hit = msg ~= nil and msg:find("(" .. ename .. ")", 1, true) ~= nil
+  return hit, function(negated)
+    local head
+    if negated then
+      head = string.format("expected no error naming %s, got: %s", ename, escape(tostring(msg)))
+    elseif ok then
+      head = string.format("expected an error naming %s, but the call succeeded", ename)
+    else
+      head = string.format("expected an error naming %s, got: %s", ename, escape(msg))
+    end
+    return diagnostic(head, involved(fn, args))
+  end, msg
+end
+
+function checks.fails(ename, fn, ...)
+  local ok, diag = fails_check(ename, fn, ...)
+  return ok, diag
+end
+
+-- ---- the assertions -------------------------------------------------------------
 
 local function assertion(check, negate)
   return function(...)
@@ -188,12 +579,20 @@ local function assertion(check, negate)
   end
 end
 
---- expect.mounted(ns, path): a mount exists at path in ns.
+--- expect.mounted(ns, path [, fields]): a mount exists at path in ns (the
+-- topmost one, as `find` answers; or the mount a record names). `fields`
+-- says which mount: each given one must match, `source`, `fstype`, `root`
+-- (strings), `options` (a comma string or list: every one present, `ro`/
+-- `rw` in the mount's options, others in its or its superblock's),
+-- `parent` (a path or record: the mount it is mounted on).
 M.mounted = assertion(checks.mounted)
---- expect.not_mounted(ns, path)
+--- expect.not_mounted(ns, path [, fields]): no mount at path (with fields:
+-- the mount there is not that one).
 M.not_mounted = assertion(checks.mounted, true)
---- expect.propagation(ns, path, kind): "shared", "slave", "shared,slave",
--- "private" or "unbindable".
+--- expect.propagation(ns, path, kind [, details]): "shared", "slave",
+-- "shared,slave", "private" or "unbindable"; `details.master` and
+-- `details.propagate_from` (a peer group ID or `{ns, path}` of a shared
+-- mount) say whose slave it is.
 M.propagation = assertion(checks.propagation)
 --- expect.peers({ns, path}, {ns, path}, ...): all in one peer group.
 M.peers = assertion(checks.peers)
@@ -202,6 +601,10 @@ M.not_peers = assertion(checks.peers, true)
 --- expect.slave_of({ns, path}, {ns, path}): the first's master is the
 -- second's peer group.
 M.slave_of = assertion(checks.slave_of)
+--- expect.propagate_from({ns, path}, {ns2, path2}): the first's
+-- `propagate_from` (the nearest dominating peer group, which the kernel
+-- shows only when it differs from the master) is the second's peer group.
+M.propagate_from = assertion(checks.propagate_from)
 
 --- expect.locked(ns, path): the mount is locked in ns (it came from a more
 -- privileged namespace: it cannot be unmounted or moved apart from its parent).
@@ -209,33 +612,41 @@ M.locked = assertion(checks.locked)
 --- expect.not_locked(ns, path)
 M.not_locked = assertion(checks.locked, true)
 
---- expect.golden(expected_text, ns1, ns2, ...): the namespaces' tables,
--- normalised together and formatted in the seed article's style (a blank
--- line between namespaces), equal the text; a mismatch shows a line diff.
--- See mountns.format.golden.
+--- expect.stack(ns, path, {"srcA", "srcC"}): the mounts stacked at path
+-- (the stack path lookup reaches, `t:stack`), bottom to top, by source.
+M.stack = assertion(checks.stack)
+--- expect.order(ns, {"/a", "/a/1", "/b"}): these mounts (paths or records)
+-- appear in this order in the namespace's mountinfo.
+M.order = assertion(checks.order)
+--- expect.count(ns, path, n): n mounts at or below path (`t:under`).
+M.count = assertion(checks.count)
+
+--- expect.golden(expected_text, ns1, ns2, ... [, {source = true}]): the
+-- namespaces' tables, normalised together and formatted in the seed
+-- article's style (a blank line between namespaces), equal the text; a
+-- mismatch shows a line diff. See mountns.format.golden.
 function M.golden(expected, ...)
   return require("mountns.format").golden(expected, ...)
 end
 
+--- expect.golden_mountinfo(text, [rewrite,] ns1, ns2, ...): the namespaces
+-- equal mountinfo lines pasted from a real run (a block per namespace,
+-- blank lines between), after `normalize` and a path rewrite
+-- (`{["/tmp/W"] = "/"}`: lines under no key are dropped); a mismatch shows
+-- a unified diff. See mountns.format.check_golden_mountinfo.
+function checks.golden_mountinfo(text, rewrite, ...)
+  local ok, diag = require("mountns.format").check_golden_mountinfo(text, rewrite, ...)
+  return ok, diag
+end
+M.golden_mountinfo = assertion(checks.golden_mountinfo)
+
 --- expect.fails(ename, fn, ...): fn raises an error whose message names
 -- that errno ("(EINVAL)"), or returns nil and such a message as the core
--- calls do. Returns the message.
+-- calls do. Returns the message. A failure shows the tables of the
+-- namespaces among the arguments (or held by fn), the paths marked.
 function M.fails(ename, fn, ...)
-  if type(ename) ~= "string" or type(fn) ~= "function" then
-    error("usage: expect.fails(\"ENAME\", fn, ...)", 2)
-  end
-  local ok, err, msg2 = pcall(fn, ...)
-  -- a core call returns its failure (nil, message, errno): that counts too
-  if ok and err == nil and type(msg2) == "string" then
-    ok, err = false, msg2
-  end
-  if ok then
-    error(string.format("expected an error naming %s, but the call succeeded", ename), 2)
-  end
-  local msg = tostring(err)
-  if not msg:find("(" .. ename .. ")", 1, true) then
-    error(string.format("expected an error naming %s, got: %s", ename, msg), 2)
-  end
+  local ok, diag, msg = fails_check(ename, fn, ...)
+  if not ok then error(diag(false), 2) end
   return msg
 end
 

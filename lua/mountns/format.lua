@@ -13,6 +13,7 @@
 
 local core = require "mountns.core"
 local mtable = require "mountns.table"
+local argcheck = require "mountns.args"
 
 local M = {}
 
@@ -155,10 +156,14 @@ function styles.mountinfo(t)
   return out
 end
 
--- The seed article's view: mountinfo | sed 's/ - .*//'.
-function styles.article(t)
+-- The seed article's view: mountinfo | sed 's/ - .*//'; with
+-- opts.source, " - SOURCE" after it (stacked mounts and binds of one
+-- filesystem then differ by more than their IDs).
+function styles.article(t, opts)
   local out = {}
-  for i, m in ipairs(t) do out[i] = head(m) end
+  for i, m in ipairs(t) do
+    out[i] = opts.source and (head(m) .. " - " .. mangle(m.source or "none")) or head(m)
+  end
   return out
 end
 
@@ -226,9 +231,11 @@ end
 -- PROPAGATION GROUP MASTER) or `"json"` (`{"mounts":[{"id":21,...},...]}`,
 -- one record a line, text fields escaped as `mountns.escape` does, then
 -- JSON-quoted: the document is valid UTF-8 whatever bytes the paths hold)
+-- @tparam[opt] table opts `source = true` (the `"article"` style only, the
+-- others show the source anyway): each line ends in ` - SOURCE`
 -- @treturn string
 -- @usage print(mountns.format(mountns.normalize(ns:mounts()), "tree"))
-function M.format(t, style)
+function M.format(t, style, opts)
   t = table_of(t, 1, "format")
   style = style or "article"
   local f = type(style) == "string" and styles[style]
@@ -236,7 +243,15 @@ function M.format(t, style)
     error(string.format("bad argument #2 to 'format' (invalid option '%s': "
       .. "\"mountinfo\", \"article\", \"tree\" or \"json\" expected)", tostring(style)), 2)
   end
-  local lines = f(t)
+  opts = argcheck.options(opts, "format", 3, { "source" }, 2)
+  if opts.source ~= nil and style ~= "article" then
+    argcheck.error("format", 3, "option 'source' is for the \"article\" style (the "
+      .. style .. " style shows the source anyway)", 2)
+  end
+  if opts.source ~= nil and type(opts.source) ~= "boolean" then
+    argcheck.error("format", 3, "option 'source' must be a boolean, got " .. type(opts.source), 2)
+  end
+  local lines = f(t, opts)
   if #lines == 0 then return "" end
   return table.concat(lines, "\n") .. "\n"
 end
@@ -367,6 +382,40 @@ function M.diff_text(expected, got, name_a, name_b)
   return table.concat(out, "\n")
 end
 
+-- A trailing options table of golden: a plain table (no metatable, so no
+-- mount table and no namespace) with keys, no records and no `mounts`.
+local function trailing_options(n, ...)
+  local last = n > 0 and select(n, ...) or nil
+  if type(last) == "table" and getmetatable(last) == nil and last[1] == nil
+     and last.mounts == nil and next(last) ~= nil then
+    return last, n - 1
+  end
+  return nil, n
+end
+
+-- tables[1..n] normalised together, each in the article style, a blank
+-- line between them.
+local function golden_text(tables, n, opts)
+  local norm = { M.normalize(unpack(tables, 1, n)) }
+  local parts = {}
+  for i = 1, n do parts[i] = M.format(norm[i], "article", opts) end
+  return table.concat(parts, "\n")
+end
+
+--- The golden text of namespaces or tables: normalised together, each in
+-- the article style, a blank line between them (what `golden` compares
+-- with, and what `mountns run --golden` prints).
+-- @param ... mount tables or namespaces
+-- @tparam[opt] table opts last: `source = true` shows each mount's source
+-- @treturn string
+function M.golden_text(...)
+  local opts, n = trailing_options(select("#", ...), ...)
+  opts = argcheck.options(opts, "golden_text", n + 1, { "source" }, 2)
+  local tables = {}
+  for i = 1, n do tables[i] = table_of(select(i, ...), i, "golden_text") end
+  return golden_text(tables, n, opts)
+end
+
 --- Compare mount tables with a golden text.
 -- The tables are normalised together (`normalize`), each is formatted in
 -- the article style and the texts are joined with a blank line between
@@ -374,7 +423,8 @@ end
 -- ignored.
 -- @tparam string expected the golden text
 -- @param ... mount tables, or objects with a `:mounts()` method (scenario
--- namespaces), in the order of the text
+-- namespaces), in the order of the text; last, optionally, `{source =
+-- true}`: each line ends in ` - SOURCE` (see `format`)
 -- @treturn string the normalised text (when it matches)
 -- @raise "golden: mount tables differ" with a unified diff (`-` expected,
 -- `+` got) and the whole normalised text, to paste when the change is
@@ -383,28 +433,156 @@ end
 -- 1 3 0:1 / / rw,relatime
 -- 2 1 0:2 / /X rw,relatime shared:1
 -- ]], sh1)
+-- @usage expect.golden(text, sh1, sh2, { source = true }) -- lines end in " - SOURCE"
 function M.golden(expected, ...)
   if type(expected) ~= "string" then
     error("bad argument #1 to 'golden' (string expected, got "
       .. type(expected) .. ")", 2)
   end
-  local n = select("#", ...)
+  local opts, n = trailing_options(select("#", ...), ...)
   if n == 0 then
     error("bad argument #2 to 'golden' (mount table or namespace expected, "
       .. "got no value)", 2)
   end
+  opts = argcheck.options(opts, "golden", n + 2, { "source" }, 2)
   local tables = {}
   for i = 1, n do tables[i] = table_of(select(i, ...), i + 1, "golden") end
-  local norm = { M.normalize(unpack(tables, 1, n)) }
-  local parts = {}
-  for i = 1, n do parts[i] = M.format(norm[i], "article") end
-  local got = table.concat(parts, "\n")
+  local got = golden_text(tables, n, opts)
   local d = M.diff_text(expected, got)
   if d then
     error("golden: mount tables differ (- expected, + got):\n" .. d
       .. "\n\nthe whole normalised text:\n" .. got, 2)
   end
   return got
+end
+
+-- ---- golden tables from kernel lines ----------------------------------
+
+-- The text's blocks (one per namespace, split at blank lines), each a
+-- list of lines.
+local function blocks_of(text)
+  local out, cur = {}, nil
+  for _, line in ipairs(lines_of(text)) do
+    if line:match("^%s*$") then
+      cur = nil
+    else
+      if not cur then cur = {}; out[#out + 1] = cur end
+      cur[#cur + 1] = (line:gsub("^%s+", ""))
+    end
+  end
+  return out
+end
+
+-- A block parsed: proc(5) mountinfo lines, or the article's view of them
+-- (`sed 's/ - .*//'`: no " - FSTYPE SOURCE SUPER", which the comparison
+-- does not read anyway).
+local function parse_block(lines)
+  local text = table.concat(lines, "\n") .. "\n"
+  local t, err = core.parse_mountinfo(text)
+  if t then return mtable.new(t) end
+  if not text:find(" - ", 1, true) then
+    local full = {}
+    for i, l in ipairs(lines) do full[i] = l .. " - none none rw" end
+    local t2 = core.parse_mountinfo(table.concat(full, "\n") .. "\n")
+    if t2 then return mtable.new(t2) end
+  end
+  return nil, err
+end
+
+-- The rewrite rule that applies to a mount point: the longest prefix.
+local function rewritten(target, rules)
+  local best
+  for _, r in ipairs(rules) do
+    local from = r[1]
+    if target == from or from == "/" or target:sub(1, #from + 1) == from .. "/" then
+      if not best or #from > #best[1] then best = r end
+    end
+  end
+  if not best then return nil end
+  local rest = best[1] == "/" and target or target:sub(#best[1] + 1)
+  return mtable.normpath(best[2] .. "/" .. rest)
+end
+
+-- The rewrite table checked: {["/tmp/W"] = "/"}, absolute paths both.
+local function rewrite_rules(rewrite, level)
+  local rules = {}
+  for from, to in pairs(rewrite) do
+    if type(from) ~= "string" or type(to) ~= "string" or from:sub(1, 1) ~= "/"
+       or to:sub(1, 1) ~= "/" then
+      argcheck.error("golden_mountinfo", 2, "a path rewrite {[\"/from\"] = \"/to\"} of "
+        .. "absolute paths expected, got " .. tostring(from) .. " = " .. tostring(to), level + 1)
+    end
+    rules[#rules + 1] = { mtable.normpath(from), mtable.normpath(to) }
+  end
+  return rules
+end
+
+--- Compare namespaces with mountinfo lines pasted from a real run.
+-- The text holds one block of lines per namespace, blocks split by blank
+-- lines: proc(5) mountinfo lines, or the article's `sed 's/ - .*//'` view
+-- of them. With a rewrite table, each mount point under a key is moved
+-- under its value (`{["/tmp/W"] = "/"}`: `/tmp/W/X` becomes `/X`, the
+-- longest key wins) and the lines under no key are dropped (the rest of
+-- the machine the run was made on). Both sides are then normalised
+-- (`normalize`, each side on its own) and compared in the article style.
+-- @tparam string text the pasted lines
+-- @tparam[opt] table rewrite `{["/from"] = "/to"}`
+-- @param ... namespaces or mount tables, in the order of the blocks
+-- @treturn boolean whether they match
+-- @treturn function the diagnostic (a unified diff, - pasted, + got)
+function M.check_golden_mountinfo(text, rewrite, ...)
+  if type(text) ~= "string" then
+    argcheck.error("golden_mountinfo", 1, "string expected, got " .. type(text), 4)
+  end
+  local args = { n = select("#", ...), ... }
+  if rewrite ~= nil and (type(rewrite) ~= "table" or getmetatable(rewrite) ~= nil
+     or rewrite[1] ~= nil) then
+    -- no rewrite: the second argument is the first namespace
+    table.insert(args, 1, rewrite)
+    args.n = args.n + 1
+    rewrite = nil
+  end
+  if args.n == 0 then
+    argcheck.error("golden_mountinfo", 3, "mount table or namespace expected, got no value", 4)
+  end
+  local rules = rewrite and rewrite_rules(rewrite, 4)
+  local tables = {}
+  for i = 1, args.n do tables[i] = table_of(args[i], i + 2, "golden_mountinfo") end
+  local pasted, problem = {}, nil
+  for i, b in ipairs(blocks_of(text)) do
+    local t, err = parse_block(b)
+    if not t then
+      problem = string.format("block %d of the text is not mountinfo: %s", i, err)
+      break
+    end
+    if rules then
+      local kept = {}
+      for _, m in ipairs(t) do
+        local to = rewritten(m.target, rules)
+        if to then
+          local c = {}
+          for k, v in pairs(m) do c[k] = v end
+          c.target = to
+          kept[#kept + 1] = c
+        end
+      end
+      t = mtable.new(kept)
+    end
+    pasted[i] = t
+  end
+  if not problem and #pasted ~= args.n then
+    problem = string.format("the text has %d block(s) of lines, %d namespace(s) given",
+      #pasted, args.n)
+  end
+  local expected = problem and "" or golden_text(pasted, #pasted, {})
+  local got = golden_text(tables, args.n, {})
+  local d = not problem and M.diff_text(expected, got, "pasted", "got") or nil
+  return not problem and d == nil, function()
+    if problem then return "golden_mountinfo: " .. problem .. "\n\nthe namespaces:\n" .. got end
+    return "golden_mountinfo: mount tables differ (- pasted, + got):\n" .. tostring(d)
+      .. "\n\nthe pasted lines, normalised:\n" .. expected
+      .. "\n\nthe whole normalised text:\n" .. got
+  end
 end
 
 return M

@@ -4,6 +4,10 @@
 --     assert.peers({sh1, "/X"}, {sh2, "/X"}); assert.slave_of(a, b)
 --     assert.propagation(ns, "/X", "shared"); assert.locked(ns, "/X")
 --     assert.propagates(fn, {sh1, "/X/a"}, {sh2, "/X/a"})
+--     assert.mounted(ns, "/X", {source = "a"}); assert.stack(ns, "/X", {"a", "b"})
+--     assert.propagate_from(a, b); assert.order(ns, {"/a", "/b"})
+--     assert.count(ns, "/mnt", 6); assert.fails("EINVAL", ns.umount, ns, "/X")
+--     assert.golden_mountinfo(text, {["/tmp/W"] = "/"}, sh1)
 -- A failure shows the same diagnostic as mountns.expect: the mount tables
 -- of the namespaces involved with the offending lines marked.
 -- @module mountns.luassert
@@ -20,6 +24,12 @@ assert:add_formatter(function(v)
   if type(v) == "table" and scenario.is_namespace(v[1]) and type(v[2]) == "string"
      and #v == 2 then
     return "{" .. tostring(v[1]) .. ", " .. v[2] .. "}"
+  end
+  -- {ns, record}: the record by its mount point and ID
+  if type(v) == "table" and scenario.is_namespace(v[1]) and type(v[2]) == "table"
+     and v[2].id ~= nil and type(v[2].target) == "string" and #v == 2 then
+    return "{" .. tostring(v[1]) .. ", " .. v[2].target .. " (mount ID "
+      .. tostring(v[2].id) .. ")}"
   end
   return nil
 end)
@@ -49,5 +59,11 @@ register("peers", expect.checks.peers)
 register("slave_of", expect.checks.slave_of)
 register("locked", expect.checks.locked)
 register("propagates", expect.checks.propagates)
+register("propagate_from", expect.checks.propagate_from)
+register("stack", expect.checks.stack)
+register("order", expect.checks.order)
+register("count", expect.checks.count)
+register("fails", expect.checks.fails)
+register("golden_mountinfo", expect.checks.golden_mountinfo)
 
 return assert

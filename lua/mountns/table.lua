@@ -131,6 +131,27 @@ function methods:find(target)
   return tops[#tops] or at[#at]
 end
 
+--- The stack at a mount point that path lookup reaches, bottom first: the
+-- topmost mount (`find`), the one it is stacked on, and so on down to the
+-- first one whose parent is elsewhere (mount --bind A /X; mount B /X
+-- gives {A, B}). Empty when nothing is mounted there.
+-- @tparam string target an absolute path, normalised lexically (`normpath`)
+-- @treturn table the records, bottom to top
+function methods:stack(target)
+  target = normpath(target, "stack", 1, 2)
+  local m, down = self:find(target), {}
+  local byid = {}
+  for _, r in ipairs(self) do byid[r.id] = r end
+  while m and not down[m] and m.target == target do
+    down[#down + 1] = m
+    down[m] = true
+    m = byid[m.parent_id]
+  end
+  local out = {}
+  for i = #down, 1, -1 do out[#out + 1] = down[i] end
+  return out
+end
+
 --- The record with that mount ID, or nil.
 function methods:by_id(id)
   for _, m in ipairs(self) do
@@ -210,6 +231,22 @@ local function walk(self, visit)
   end
 end
 M.walk = walk
+
+--- The mounts at or below a path (mount point `path` or under `path/`),
+-- in tree order (as `tostring` lists them), as a mount table: hidden and
+-- stacked mounts included, one record each. `t:under("/mnt")` of
+-- sharedsubtree.rst's explosion counts 3, 6, 12, 24.
+-- @tparam string path an absolute path, normalised lexically (`normpath`)
+-- @treturn table a mount table
+function methods:under(path)
+  path = normpath(path, "under", 1, 2)
+  local prefix = path == "/" and "/" or path .. "/"
+  local out = {}
+  walk(self, function(m)
+    if m.target == path or m.target:sub(1, #prefix) == prefix then out[#out + 1] = m end
+  end)
+  return M.new(out)
+end
 
 --- The tree as rows {prefix .. target, record}, in tree order.
 local function tree_rows(self)
