@@ -44,7 +44,7 @@ M.normalize = format.normalize
 M.format = format.format
 M.golden = format.golden
 M.dot = require("mountns.dot").dot
---- Live mount events: installs `ns:watch(opts)` on scenario namespaces.
+--- Live mount events (see `mountns.watch`; `ns:watch(opts)` on a namespace).
 M.watch = require("mountns.watch").watch
 
 --- The fastest complete mount table: listmount+statmount, else mountinfo.

@@ -15,13 +15,13 @@
 local assert = require "luassert"
 local say = require "say"
 local expect = require "mountns.expect"
-local scenario = require "mountns.scenario"
+local namespace = require "mountns.namespace"
 
 -- Scenario namespaces and {ns, path} pairs print as "sh1 mnt:[N]" and
 -- "{sh1 mnt:[N], /X}" instead of a dump of their fields.
 assert:add_formatter(function(v)
-  if scenario.is_namespace(v) then return tostring(v) end
-  if type(v) == "table" and scenario.is_namespace(v[1]) and type(v[2]) == "string"
+  if namespace.is_namespace(v) then return tostring(v) end
+  if type(v) == "table" and namespace.is_namespace(v[1]) and type(v[2]) == "string"
      and #v == 2 then
     return "{" .. tostring(v[1]) .. ", " .. v[2] .. "}"
   end

@@ -34,9 +34,6 @@ local argcheck = require "mountns.args"
 
 local M = {}
 
---- The namespace method `ns:watch(opts)` is installed on this class.
-local Namespace = require("mountns.scenario").Namespace
-
 --- The watch object: `next`, `events`, `close`, and fields `path`
 -- ("fanotify" or "poll"), `reason` (why fanotify was not used, or nil).
 -- @type Watch
@@ -75,8 +72,12 @@ local function changed_fields(a, b)
   return fields
 end
 
+-- A scenario namespace (`mountns.namespace`), known by its methods: this
+-- module sits below that class (ns:watch calls it), so it does not require
+-- it.
 local function is_scenario_ns(v)
-  return getmetatable(v) == Namespace
+  return type(v) == "table" and type(v.handle) == "function"
+    and type(v.run) == "function" and type(v.mounts) == "function"
 end
 
 -- ---- opening ----------------------------------------------------------------
@@ -125,8 +126,13 @@ local function check_times(opts, fname, argn, level)
   end
 end
 
--- ns:watch's and mountns.watch's options (fname names which), at level 3.
-local function watch_options(opts, fname, argn)
+--- Check the options of ns:watch / mountns.watch (fname names which) and
+-- raise at the caller of the function that called this one.
+-- @tparam table opts
+-- @tparam string fname
+-- @tparam integer argn
+-- @treturn table opts
+function M.options(opts, fname, argn)
   opts = argcheck.options(opts, fname, argn, WATCH_OPTS, 3)
   check_times(opts, fname, argn, 3)
   for _, k in ipairs { "run", "callback" } do
@@ -381,7 +387,7 @@ function Watch:events(timeout)
   return out
 end
 
--- ---- the namespace method -----------------------------------------------
+-- ---- the iterator and callback forms ---------------------------------------------
 
 -- The generic-for iterator: the next event, closing the watch at the end.
 local function iterate(w)
@@ -392,9 +398,9 @@ local function iterate(w)
 end
 
 --- Watch one target; the iterator and callback forms of `ns:watch`.
--- @see Namespace:watch
+-- (`ns:watch` of `mountns.namespace` calls it.)
 function M.watch(target, opts)
-  opts = watch_options(opts, "watch", 2)
+  opts = M.options(opts, "watch", 2)
   local w = M.open(target, { fallback = opts.fallback, timeout = opts.timeout,
                              interval = opts.interval })
   if opts.run then
@@ -415,32 +421,6 @@ function M.watch(target, opts)
   end
   -- the fourth value closes the watch when a 5.4 for loop is left early
   return iterate, w, nil, w
-end
-
---- Mount events of this namespace.
--- @tparam[opt] table opts `timeout` (seconds without an event after which
--- the iteration ends; nil: never), `run` (a function called once the
--- watch is armed: its events are seen), `callback` (called with each event
--- instead of iterating; returning false stops; `ns:watch` then returns the
--- number of events), `fallback = true` (poll and diff even where fanotify
--- has mount events), `interval` (seconds between re-reads of the table when
--- nothing signals)
--- @return an iterator of events `{kind = "attach"|"detach"|"change", mount
--- = record, ns = ns, via = "fanotify"|"poll"|"rescan"}` ("change" also has
--- `before` and `fields`), the watch object (its `path` says "fanotify" or
--- "poll"), nil, and the watch again as the closing value of a 5.4 for loop
--- @usage for ev in sh2:watch { timeout = 0.1, run = function()
---   sh1:mount("a", "/X/a", "tmpfs") end } do print(watch.describe(ev)) end
-function Namespace:watch(opts)
-  if not is_scenario_ns(self) then
-    error("calling 'ns:watch' on bad self (scenario namespace expected, got "
-      .. type(self) .. "): call it with a colon, ns:watch(...)", 2)
-  end
-  if self.closed then
-    error(string.format("attempt to use closed namespace %s (ns:watch)", tostring(self)), 2)
-  end
-  watch_options(opts, "ns:watch", 1)
-  return M.watch(self, opts)
 end
 
 -- ---- text -----------------------------------------------------------------

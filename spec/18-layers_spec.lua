@@ -1,0 +1,60 @@
+-- The Lua modules' house rules (issue 14): a class's methods live in its
+-- file, a module works whatever was loaded before it, no module reads
+-- another through package.loaded.
+local helper = require "helper"
+
+local ROOT = helper.ROOT
+
+local function read(path)
+  local f = assert(io.open(path))
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
+local function modules()
+  local list = {}
+  for name in helper.sh("ls " .. ROOT .. "/lua/mountns"):gmatch("[^\n]+") do
+    if name:match("%.lua$") then list[#list + 1] = name:gsub("%.lua$", "") end
+  end
+  return list
+end
+
+describe("layers", function()
+  it("every Namespace method is defined in namespace.lua, no module reads package.loaded", function()
+    local elsewhere, hidden = {}, {}
+    for _, m in ipairs(modules()) do
+      local src = read(ROOT .. "/lua/mountns/" .. m .. ".lua")
+      if m ~= "namespace" then
+        for meth in src:gmatch("\nfunction Namespace[:.]([%w_]+)") do
+          elsewhere[#elsewhere + 1] = m .. ".lua: Namespace:" .. meth
+        end
+      end
+      for what in src:gmatch("package%.loaded%s*[%[.]%s*([^%]\n]*)") do
+        if what:match("mountns") then hidden[#hidden + 1] = m .. ".lua: " .. what end
+      end
+    end
+    assert.same({}, elsewhere)
+    assert.same({}, hidden)
+  end)
+
+  it("a scenario's namespace has all its methods with only mountns.scenario loaded", function()
+    -- before: ns:watch existed only once mountns.watch was loaded, and
+    -- ns:mounts read the mountinfo file unless mountns.mounts was
+    local out = helper.sh(helper.lua_cmd() .. [[ -e '
+      local scenario = require "mountns.scenario"
+      local core = require "mountns.core"
+      print(scenario.scenario(function(ns)
+        ns:mkdir("/X")
+        ns:mount("a", "/X", "tmpfs")
+        local fast = core.features().statmount_complete
+        local m = ns:mounts():find("/X")
+        local events = 0
+        ns:watch { timeout = 0, fallback = true, run = function()
+          ns:mount("b", "/X", "tmpfs") end, callback = function() events = events + 1 end }
+        return type(ns.watch) .. " " .. tostring(m.source) .. " "
+          .. tostring(not fast or m.unique_id ~= nil) .. " " .. tostring(events > 0)
+      end))' 2>&1]])
+    assert.equal("function a true true", out)
+  end)
+end)
