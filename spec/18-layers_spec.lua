@@ -21,7 +21,7 @@ local function modules()
 end
 
 describe("layers", function()
-  it("every Namespace method is defined in namespace.lua, no module reads package.loaded", function()
+  it("Namespace methods are in namespace.lua, no module reads package.loaded", function()
     local elsewhere, hidden = {}, {}
     for _, m in ipairs(modules()) do
       local src = read(ROOT .. "/lua/mountns/" .. m .. ".lua")
