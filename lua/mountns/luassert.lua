@@ -26,7 +26,7 @@ assert:add_formatter(function(v)
     return "{" .. tostring(v[1]) .. ", " .. v[2] .. "}"
   end
   -- {ns, record}: the record by its mount point and ID
-  if type(v) == "table" and scenario.is_namespace(v[1]) and type(v[2]) == "table"
+  if type(v) == "table" and namespace.is_namespace(v[1]) and type(v[2]) == "table"
      and v[2].id ~= nil and type(v[2].target) == "string" and #v == 2 then
     return "{" .. tostring(v[1]) .. ", " .. v[2].target .. " (mount ID "
       .. tostring(v[2].id) .. ")}"
