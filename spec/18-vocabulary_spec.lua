@@ -222,6 +222,40 @@ describe("vocabulary", function()
     end)
   end)
 
+  describe("mountns run --golden", function()
+    it("prints each passing scenario's golden text, ready to paste", function()
+      local script = os.tmpname()
+      local f = assert(io.open(script, "w"))
+      f:write([[
+local mountns = require "mountns"
+mountns.scenario("two", function(sh1)
+  sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
+  sh1:unshare { propagation = "slave" }
+end)
+mountns.scenario("fails", function() error("no") end)
+]])
+      f:close()
+      local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+        .. " bin/mountns run --golden " .. script .. " 2>&1; echo \"exit=$?\"")
+      local tap = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+        .. " bin/mountns run --golden --tap " .. script .. " 2>&1")
+      os.remove(script)
+      local golden = "    1 5 0:1 / / rw,relatime\n    2 1 0:2 / /X rw,relatime shared:1\n\n"
+        .. "    3 6 0:1 / / rw,relatime\n    4 3 0:2 / /X rw,relatime master:1\n"
+      assert.truthy(out:find("^ok   two %(%d+ ms%)\n" .. golden:gsub("%p", "%%%0")
+        .. "FAIL fails"), out)
+      assert.truthy(out:find("1 passed, 1 failed\nexit=1$"), out)
+      assert.truthy(tap:find("\nok 1 %- two\n# 1 5 0:1 / / rw,relatime\n.*\n#\n# 3 6 0:1"), tap)
+      -- the printed text, indented as it is, is a golden text
+      local same = scenario(function(sh1)
+        sh1:mkdir("/X"); sh1:mount("y", "/X", "tmpfs"); sh1:make_shared("/X")
+        local sh2 = sh1:unshare { propagation = "slave" }
+        return expect.golden(golden, sh1, sh2)
+      end)
+      assert.truthy(same:find("^1 5 0:1 / / rw,relatime\n"))
+    end)
+  end)
+
   describe("subtrees and counts", function()
     it("under and count: sharedsubtree's explosion 3 -> 6 -> 12 -> 24", function()
       local counts, under, fail = scenario(function(sh1)

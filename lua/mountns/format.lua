@@ -258,8 +258,9 @@ end
 
 -- ---- golden ------------------------------------------------------------
 
--- Lines of a text with trailing white space cut off each line and
--- blank lines cut at both ends.
+-- Lines of a text with trailing white space cut off each line, blank
+-- lines cut at both ends and the indentation all lines share removed (a
+-- golden text indented in a script, or pasted from `mountns run --golden`).
 local function lines_of(text)
   local lines = {}
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do
@@ -267,6 +268,16 @@ local function lines_of(text)
   end
   while #lines > 0 and lines[#lines] == "" do lines[#lines] = nil end
   while #lines > 0 and lines[1] == "" do table.remove(lines, 1) end
+  local indent
+  for _, line in ipairs(lines) do
+    if line ~= "" then
+      local lead = #line:match("^ *")
+      if not indent or lead < indent then indent = lead end
+    end
+  end
+  if indent and indent > 0 then
+    for i, line in ipairs(lines) do lines[i] = line:sub(indent + 1) end
+  end
   return lines
 end
 M.lines_of = lines_of

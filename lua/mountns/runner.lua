@@ -74,12 +74,14 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
     core.close_fd(out_w)
     isolate.private_namespace()
     local done, why = scenario.run_file(path, {
-      dot = opts.dot and true or nil, timeout = opts.timeout,
-      report = function(name, passed, e, secs, dot)
+      dot = opts.dot and true or nil, golden = opts.golden and true or nil,
+      timeout = opts.timeout,
+      report = function(name, passed, e, secs, dot, golden)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
                      err = e ~= nil and tostring(e) or nil, secs = secs,
-                     dot = type(dot) == "string" and dot or nil })
+                     dot = type(dot) == "string" and dot or nil,
+                     golden = type(golden) == "string" and golden or nil })
         core.read_exact(ack_r, 1) -- "k", or end of file: the runner is gone
       end })
     io.stdout:flush()
@@ -108,7 +110,10 @@ end
 -- @tparam[opt] table opts `tap`: TAP version 14 instead of the plain report;
 -- `dot`: a directory (it exists) for one Graphviz file per passing scenario,
 -- `<script>-<n>.dot` (`<script>~2-<n>.dot` for a second script of the
--- same name); `timeout`: every scenario's default timeout in seconds.
+-- same name); `timeout`: every scenario's default timeout in seconds;
+-- `golden`: after each passing scenario's line, the golden text of its
+-- namespaces at its end (`mountns.format.golden_text`), each line indented
+-- by four spaces (`# ` under TAP), to paste into `expect.golden`.
 -- SIGINT is blocked from here on (it stays so when run returns: the
 -- caller is about to exit) and read from a signalfd while it runs.
 -- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
@@ -120,7 +125,7 @@ function M.run(files, opts)
     argcheck.error("run", 1, "table expected, got " .. type(files), 2)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
-  opts = argcheck.options(opts, "run", 2, { "tap", "dot", "timeout" }, 2)
+  opts = argcheck.options(opts, "run", 2, { "tap", "dot", "golden", "timeout" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
   local tap = opts.tap
   local out = io.stdout
@@ -149,6 +154,14 @@ function M.run(files, opts)
     if pending ~= "" then
       emit("# " .. core.escape(pending))
       pending = ""
+    end
+  end
+
+  -- run --golden: the text indented (under TAP: "# "), a blank line blank
+  local function golden_lines(text)
+    for line in text:gmatch("([^\n]*)\n") do
+      emit(line == "" and (tap and "#" or "") or ((tap and "# " or "    ")
+        .. core.escape(line)))
     end
   end
 
@@ -232,6 +245,7 @@ function M.run(files, opts)
           if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
         end
         report(ev.name, ok, err, ev.secs)
+        if ok and ev.golden then golden_lines(ev.golden) end
         core.write_fd(ack_w, "k") -- the script goes on
       elseif ev[1] == "done" then
         done = ev

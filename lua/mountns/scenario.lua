@@ -14,6 +14,7 @@ local child = require "mountns.child"
 local ops = require "mountns.ops"
 local namespace = require "mountns.namespace"
 local dot = require "mountns.dot"
+local format = require "mountns.format"
 
 local M = {}
 
@@ -63,8 +64,17 @@ local function picture(title)
   return ok and text or false
 end
 
--- Runs in the isolated child; returns the picture (or false) then fn's results.
-local function run_inside(fn, opts, dot_title, ...)
+-- The golden text of the namespaces still open at the end (for run --golden).
+local function golden()
+  local open = namespace.open_namespaces()
+  local ok, text = pcall(format.golden_text, unpack(open))
+  return ok and text or false
+end
+
+-- Runs in the isolated child; returns what `ending` asks for at the end
+-- ({dot = the picture, golden = the golden text}: `ending.dot` is the
+-- picture's title, `ending.golden` true) then fn's results.
+local function run_inside(fn, opts, ending, ...)
   -- the isolate's namespace still has the host's tree (/bin, /proc): ns:exec
   -- runs host tools from it, so the scenario keeps it (and this is why a
   -- scenario unshares a second namespace rather than pivoting in this one)
@@ -83,10 +93,11 @@ local function run_inside(fn, opts, dot_title, ...)
     end))
   -- an inner scenario fails the outer one, even when its error was caught
   if res[1] and inside.nested then res = { false, inside.nested, n = 2 } end
-  local pic = dot_title and picture(dot_title) or false
+  local ended = { dot = ending.dot and picture(ending.dot) or nil,
+                  golden = ending.golden and golden() or nil }
   namespace.finish()
   if not res[1] then error(res[2], 0) end
-  return pic, unpack(res, 2, res.n)
+  return ended, unpack(res, 2, res.n)
 end
 
 -- The options of `run_file` while a script runs under `mountns run` (in
@@ -129,10 +140,12 @@ function M.scenario(name, fn, opts, ...)
   local title = name or "(unnamed scenario)"
   local res = pack(pcall(isolate.isolate_with,
                          { timeout = opts.timeout or (run and run.timeout) },
-                         run_inside, fn, opts, run and run.dot and title, ...))
+                         run_inside, fn, opts, { dot = run and run.dot and title or nil,
+                                                 golden = run and run.golden or nil }, ...))
   if run then
+    local ended = res[1] and res[2] or {}
     run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
-               res[1] and res[2] or nil)
+               ended.dot, ended.golden)
     if not res[1] then return nil end
   elseif not res[1] then
     error(res[2], 0)
@@ -146,16 +159,17 @@ end
 -- instead of raising, so the script's later scenarios still run.
 -- @tparam string path the script
 -- @tparam table opts `report`: called as report(name, ok, err, seconds,
--- dot) after each scenario; `dot`: pass each scenario's picture (Graphviz
--- text of the namespaces open at its end) as `dot`; `timeout`: the
--- default timeout of every scenario (seconds)
+-- dot, golden) after each scenario; `dot`: pass each scenario's picture
+-- (Graphviz text of the namespaces open at its end) as `dot`; `golden`:
+-- pass the golden text of those namespaces (`mountns.format.golden_text`)
+-- as `golden`; `timeout`: the default timeout of every scenario (seconds)
 -- @treturn[1] boolean true: the script ran to its end
 -- @return[2] nil
 -- @treturn[2] string the script's error (loading it, or raised outside a
 -- scenario)
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
-  opts = argcheck.options(opts, "run_file", 2, { "report", "dot", "timeout" }, 2)
+  opts = argcheck.options(opts, "run_file", 2, { "report", "dot", "golden", "timeout" }, 2)
   if type(opts.report) ~= "function" then
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)
