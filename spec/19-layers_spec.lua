@@ -57,4 +57,38 @@ describe("layers", function()
       end))' 2>&1]])
     assert.equal("function a true true", out)
   end)
+
+  describe("the require graph (doc/layers.lua)", function()
+    local layers = dofile(ROOT .. "/doc/layers.lua")
+
+    it("has no circle and no arrow to a higher layer among lua/mountns/*.lua", function()
+      assert.same({}, layers.check(layers.graph(ROOT .. "/lua/mountns")))
+      -- the script as make and CI run it
+      assert.equal("", helper.sh("cd " .. ROOT .. " && " .. helper.LUA .. " doc/layers.lua"))
+    end)
+
+    it("finds a circle, a lazy require, an upward arrow and a module without a layer", function()
+      local dir = helper.sh("mktemp -d")
+      local function write(name, text)
+        local f = assert(io.open(dir .. "/" .. name .. ".lua", "w"))
+        f:write(text)
+        f:close()
+      end
+      write("expect", 'local w = require "mountns.watch"\n')
+      write("watch", 'local function f() return require("mountns.expect").x end\n'
+        .. '-- require "mountns.scenario" (a comment is no arrow)\n')
+      write("table", "local s = require 'mountns.scenario'\n")
+      write("scenario", "")
+      write("newthing", "")
+      local problems = layers.check(layers.graph(dir))
+      helper.sh("rm -r " .. dir)
+      table.sort(problems)
+      assert.same({
+        "circle: expect -> watch -> expect",
+        "newthing.lua: no layer (add it to doc/layers.lua)",
+        "table.lua:1: requires scenario, a higher layer (5 > 2)",
+        "watch.lua:1: requires expect, a higher layer (5 > 4)",
+      }, problems)
+    end)
+  end)
 end)

@@ -16,6 +16,9 @@ local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
 local same_mount = require("mountns.diff").same
 local escape = require("mountns.core").escape
+local format = require "mountns.format"
+local namespace = require "mountns.namespace"
+local watch = require "mountns.watch"
 
 local M = {}
 local checks = {}
@@ -626,7 +629,7 @@ M.count = assertion(checks.count)
 -- article's style (a blank line between namespaces), equal the text; a
 -- mismatch shows a line diff. See mountns.format.golden.
 function M.golden(expected, ...)
-  return require("mountns.format").golden(expected, ...)
+  return format.golden(expected, ...)
 end
 
 --- expect.golden_mountinfo(text, [rewrite,] ns1, ns2, ...): the namespaces
@@ -635,7 +638,7 @@ end
 -- (`{["/tmp/W"] = "/"}`: lines under no key are dropped); a mismatch shows
 -- a unified diff. See mountns.format.check_golden_mountinfo.
 function checks.golden_mountinfo(text, rewrite, ...)
-  local ok, diag = require("mountns.format").check_golden_mountinfo(text, rewrite, ...)
+  local ok, diag = format.check_golden_mountinfo(text, rewrite, ...)
   return ok, diag
 end
 M.golden_mountinfo = assertion(checks.golden_mountinfo)
@@ -650,6 +653,121 @@ function M.fails(ename, fn, ...)
   return msg
 end
 
+-- ---- propagates: mount events -----------------------------------------------
+
+local KINDS = { attach = true, detach = true, change = true }
+
+local function event_text(ns, path, kind)
+  return string.format("%s %s in %s", kind, escape(tostring(path)), ns_name(ns))
+end
+
+-- The arguments of expect.propagates: expected events, namespaces to watch
+-- (each once), options.
+local function parse_expected(...)
+  local expected, watched, opts = {}, {}, {}
+  for i = 1, select("#", ...) do
+    local a = select(i, ...)
+    if type(a) ~= "table" then
+      error(string.format("bad argument #%d to 'propagates' (expected {ns, path [, kind]})",
+                          i + 1), 4)
+    end
+    if a[1] == nil then
+      argcheck.options(a, "propagates", i + 1, { "fallback", "settle" }, 4)
+      for k, v in pairs(a) do opts[k] = v end
+    else
+      local ns, path, kind = a[1], a[2], a[3] or "attach"
+      if not namespace.is_namespace(ns) or (path ~= nil and type(path) ~= "string")
+          or not KINDS[kind] then
+        error(string.format("bad argument #%d to 'propagates' (expected {ns, path [, kind]}"
+          .. " with a scenario namespace and kind attach, detach or change)", i + 1), 4)
+      end
+      local seen = false
+      for _, o in ipairs(watched) do if rawequal(o, ns) then seen = true end end
+      if not seen then watched[#watched + 1] = ns end
+      if path then
+        expected[#expected + 1] = { ns = ns, kind = kind,
+                                    path = mtable.normpath(path, "propagates", i + 1, 4) }
+      end
+    end
+  end
+  return expected, watched, opts
+end
+
+-- The check behind expect.propagates: run event_fn with a watch on every
+-- namespace named, and compare the events with the expected ones.
+-- Each argument after event_fn is `{ns, path [, kind]}` (kind "attach" by
+-- default), or `{ns}` to watch a namespace that must see no event, or an
+-- options table without [1] (`fallback = true`, `settle = seconds` to wait
+-- for late events). Returns ok, a function returning the diagnostic, the
+-- received events.
+local function check_propagates(event_fn, ...)
+  if type(event_fn) ~= "function" then
+    error("bad argument #1 to 'propagates' (function expected, got "
+      .. type(event_fn) .. ")", 3)
+  end
+  local expected, watched, opts = parse_expected(...)
+  local watches = {}
+  local ok, err = pcall(function()
+    for i, ns in ipairs(watched) do
+      watches[i] = watch.open(ns, { fallback = opts.fallback, interval = false })
+    end
+    event_fn()
+  end)
+  local received = {}
+  if ok then
+    ok, err = pcall(function()
+      for _, w in ipairs(watches) do
+        for _, ev in ipairs(w:events(opts.settle or 0)) do received[#received + 1] = ev end
+      end
+    end)
+  end
+  for _, w in ipairs(watches) do w:close() end
+  if not ok then error(err, 0) end
+
+  local used, missing, unexpected = {}, {}, {}
+  for _, ev in ipairs(received) do
+    local hit
+    for j, x in ipairs(expected) do
+      if not used[j] and x.ns == ev.ns and x.kind == ev.kind and x.path == ev.mount.target then
+        hit = j
+        break
+      end
+    end
+    if hit then used[hit] = true else unexpected[#unexpected + 1] = ev end
+  end
+  for j, x in ipairs(expected) do
+    if not used[j] then missing[#missing + 1] = x end
+  end
+  local pass = #missing == 0 and #unexpected == 0
+  return pass, function()
+    local lines = { "expected exactly these mount events:" }
+    for _, x in ipairs(expected) do
+      lines[#lines + 1] = "  " .. event_text(x.ns, x.path, x.kind)
+    end
+    if #expected == 0 then lines[#lines + 1] = "  (none)" end
+    lines[#lines + 1] = "received:"
+    for _, ev in ipairs(received) do lines[#lines + 1] = "  " .. watch.describe(ev) end
+    if #received == 0 then lines[#lines + 1] = "  (none)" end
+    if #missing > 0 then
+      lines[#lines + 1] = "missing:"
+      for _, x in ipairs(missing) do
+        lines[#lines + 1] = "  " .. event_text(x.ns, x.path, x.kind)
+      end
+    end
+    if #unexpected > 0 then
+      lines[#lines + 1] = "unexpected:"
+      for _, ev in ipairs(unexpected) do lines[#lines + 1] = "  " .. watch.describe(ev) end
+    end
+    local items = {}
+    for _, ns in ipairs(watched) do items[#items + 1] = { ns, "" } end
+    for _, x in ipairs(expected) do items[#items + 1] = { x.ns, x.path } end
+    for _, ev in ipairs(received) do
+      if ev.mount.target then items[#items + 1] = { ev.ns, ev.mount.target } end
+    end
+    return diagnostic(table.concat(lines, "\n"), items)
+  end, received
+end
+
 --- expect.propagates(event_fn, {ns, path [, kind]}, ...): running event_fn
 -- produces exactly these mount events (kind "attach" by default, or
 -- "detach", "change") in the namespaces named, and no other event there.
@@ -658,12 +776,12 @@ end
 -- On mismatch: expected, received, missing and unexpected events, then the
 -- tables. Returns the received events. See mountns.watch.
 function checks.propagates(event_fn, ...)
-  local ok, diag = require("mountns.watch").check_propagates(event_fn, ...)
+  local ok, diag = check_propagates(event_fn, ...)
   return ok, diag
 end
 
 function M.propagates(event_fn, ...)
-  local ok, diag, received = require("mountns.watch").check_propagates(event_fn, ...)
+  local ok, diag, received = check_propagates(event_fn, ...)
   if not ok then error(diag(), 2) end
   return received
 end
