@@ -17,6 +17,7 @@
  * argument is read with lmns_checkcstring (lmns_checkpath).
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <string.h>
 
 #include "lmns.h"
@@ -103,12 +104,41 @@ static unsigned long lmns_flag_key(lua_State *L, int arg,
 	return lmns_flag_lookup(L, arg, set, s, len);
 }
 
+/* Whether the set takes integers: its terminator says LMNS_FLAGS_RAW. */
+static int lmns_flags_raw(const lmns_flag *set)
+{
+	while (set->name)
+		set++;
+	return set->value == LMNS_FLAGS_RAW;
+}
+
+/* The number at idx as raw flag bits: a whole number from 0 to 2^32-1
+ * (mount(2) takes an unsigned long; every MS_ bit is below 2^32). */
+static unsigned long lmns_flag_bits(lua_State *L, int arg, int idx, int pos)
+{
+	lua_Number v = lua_tonumber(L, idx);
+
+	if (!(v >= 0 && v <= 4294967295.0 && v == (lua_Number)(unsigned long)v)) {
+		char what[32] = "flags";
+
+		if (pos)
+			snprintf(what, sizeof what, "flag #%d", pos);
+		return (unsigned long)luaL_argerror(L, arg, lua_pushfstring(L,
+			"%s: %s is not a set of flag bits (an integer from 0 "
+			"to 2^32-1: mountns.MS)", what, lua_tostring(L, idx)));
+	}
+	return (unsigned long)v;
+}
+
 unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set)
 {
 	unsigned long mask = 0;
 	size_t i, n, len;
 	const char *s;
+	int raw = lmns_flags_raw(set);
 
+	if (raw && lua_type(L, arg) == LUA_TNUMBER)
+		return lmns_flag_bits(L, arg, arg, 0);
 	switch (lua_type(L, arg)) {
 	case LUA_TNONE:
 	case LUA_TNIL:
@@ -122,6 +152,11 @@ unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set)
 		n = lua_rawlen(L, arg);
 		for (i = 1; i <= n; i++) {
 			lua_rawgeti(L, arg, (int)i);
+			if (raw && lua_type(L, -1) == LUA_TNUMBER) {
+				mask |= lmns_flag_bits(L, arg, -1, (int)i);
+				lua_pop(L, 1);
+				continue;
+			}
 			if (lua_type(L, -1) != LUA_TSTRING)
 				luaL_argerror(L, arg, lua_pushfstring(L,
 					"flag #%d is a %s, expected a string",

@@ -55,11 +55,14 @@ static inline void lmns_pushid(lua_State *L, unsigned long long id)
 	lua_pushinteger(L, (lua_Integer)id);
 }
 
-/* One named flag of a table-driven flag set (see flags.c). */
+/* One named flag of a table-driven flag set (see flags.c). A set ends
+ * with a NULL name; its value LMNS_FLAGS_RAW lets the set take integers
+ * (raw bits) besides names. */
 typedef struct lmns_flag {
 	const char *name;
 	unsigned long value;
 } lmns_flag;
+#define LMNS_FLAGS_RAW 1UL
 
 /* errors.c */
 const char *lmns_errno_name(int err);

@@ -1,12 +1,16 @@
 /*
  * mount.c - mount(2), umount2(2), pivot_root(2) and the filesystem calls
- * that scenario code needs between them (chdir, mkdir -p).
+ * that scenario code needs between them (chdir, chroot, mkdir -p, and a
+ * directory's names and a path's existence, so a scenario needs no shell).
  *
  * Each function binds one mount(8) verb to one system call, so a failure
  * names exactly the operation and path(s) that failed; policy lives in Lua.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -22,7 +26,14 @@
 #define MS_LAZYTIME (1 << 25)
 #endif
 
-/* mount(8) option names; the "positive" forms are 0: the default of mount(2). */
+/*
+ * mount(8) option names; the "positive" forms are 0: the default of
+ * mount(2). The propagation names and bind/rbind/move/remount are passed
+ * as given, so {"shared", "private"} reaches mount(2) as
+ * MS_SHARED|MS_PRIVATE and the kernel's EINVAL for it can be seen. The
+ * terminator's value LMNS_FLAGS_RAW: integers (the mountns.MS constants)
+ * are accepted too, as raw bits.
+ */
 static const lmns_flag mount_flags[] = {
 	{ "ro", MS_RDONLY },		{ "rw", 0 },
 	{ "nosuid", MS_NOSUID },	{ "suid", 0 },
@@ -38,6 +49,30 @@ static const lmns_flag mount_flags[] = {
 	{ "nodiratime", MS_NODIRATIME }, { "diratime", 0 },
 	{ "lazytime", MS_LAZYTIME },	{ "nolazytime", 0 },
 	{ "nosymfollow", MS_NOSYMFOLLOW }, { "symfollow", 0 },
+	{ "shared", MS_SHARED },	{ "rshared", MS_SHARED | MS_REC },
+	{ "private", MS_PRIVATE },	{ "rprivate", MS_PRIVATE | MS_REC },
+	{ "slave", MS_SLAVE },		{ "rslave", MS_SLAVE | MS_REC },
+	{ "unbindable", MS_UNBINDABLE },
+	{ "runbindable", MS_UNBINDABLE | MS_REC },
+	{ "bind", MS_BIND },		{ "rbind", MS_BIND | MS_REC },
+	{ "move", MS_MOVE },		{ "remount", MS_REMOUNT },
+	{ NULL, LMNS_FLAGS_RAW }
+};
+
+/* mountns.MS: the MS_* constants of mount(2) (include/uapi/linux/mount.h) */
+static const lmns_flag ms_constants[] = {
+	{ "RDONLY", MS_RDONLY },	{ "NOSUID", MS_NOSUID },
+	{ "NODEV", MS_NODEV },		{ "NOEXEC", MS_NOEXEC },
+	{ "SYNCHRONOUS", MS_SYNCHRONOUS }, { "REMOUNT", MS_REMOUNT },
+	{ "MANDLOCK", MS_MANDLOCK },	{ "DIRSYNC", MS_DIRSYNC },
+	{ "NOSYMFOLLOW", MS_NOSYMFOLLOW }, { "NOATIME", MS_NOATIME },
+	{ "NODIRATIME", MS_NODIRATIME }, { "BIND", MS_BIND },
+	{ "MOVE", MS_MOVE },		{ "REC", MS_REC },
+	{ "SILENT", MS_SILENT },	{ "POSIXACL", MS_POSIXACL },
+	{ "UNBINDABLE", MS_UNBINDABLE }, { "PRIVATE", MS_PRIVATE },
+	{ "SLAVE", MS_SLAVE },		{ "SHARED", MS_SHARED },
+	{ "RELATIME", MS_RELATIME },	{ "STRICTATIME", MS_STRICTATIME },
+	{ "LAZYTIME", MS_LAZYTIME },
 	{ NULL, 0 }
 };
 
@@ -79,10 +114,12 @@ Mount a filesystem, like `mount -t FSTYPE -o FLAGS,DATA SOURCE TARGET`.
 @tparam[opt="none"] string source device or name ("tmpfs", "proc", ...)
 @tparam string target the mount point
 @tparam[opt] string fstype filesystem type
-@tparam[opt] string|{string,...} flags `ro rw nosuid suid nodev dev noexec
+@tparam[opt] string|{string,...}|int flags `ro rw nosuid suid nodev dev noexec
 exec sync async dirsync mand nomand silent loud relatime norelatime noatime
 atime strictatime nodiratime diratime lazytime nolazytime nosymfollow
-symfollow`
+symfollow`, and passed to mount(2) as given: `shared private slave
+unbindable` (`rshared`... with MS_REC), `bind rbind move remount`; or
+`mountns.MS` constants (integers, in the list too) as raw bits
 @tparam[opt] string data filesystem options, e.g. `"size=1m,mode=755"`
 @treturn[1] boolean true
 @return[2] nil
@@ -450,6 +487,132 @@ Create a symbolic link linkpath pointing to target.
 @treturn[2] int errno
 @see symlink(2)
 */
+/***
+Change the root directory, as chroot(8): the process then sees the mount
+table as a process whose root is path does.
+@function chroot
+@tparam string path
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "chroot PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see chroot(2)
+*/
+static int lmns_mount_chroot(lua_State *L)
+{
+	const char *path = lmns_checkpath(L, 1);
+
+	return lmns_mount_result(L, chroot(path), "chroot", path, NULL);
+}
+
+static int lmns_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The closing of a DIR * in a to-be-closed-like box: a userdata whose
+ * __gc closes it, so a Lua error while the names are pushed cannot leak it. */
+static int lmns_dir_gc(lua_State *L)
+{
+	DIR **d = lua_touserdata(L, 1);
+
+	if (*d) {
+		closedir(*d);
+		*d = NULL;
+	}
+	return 0;
+}
+
+/***
+The names in a directory, sorted by byte value, without `.` and `..`
+(what `ls -A` lists).
+@function readdir
+@tparam string path
+@treturn[1] {string,...} the names
+@return[2] nil
+@treturn[2] string "readdir PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see readdir(3)
+*/
+static int lmns_mount_readdir(lua_State *L)
+{
+	const char *path = lmns_checkpath(L, 1);
+	DIR **d;
+	struct dirent *e;
+	int n = 0, i;
+	const char **names;
+
+	d = lua_newuserdata(L, sizeof *d);			/* 2 */
+	*d = NULL;
+	lua_newtable(L);					/* 3: its metatable */
+	lua_pushcfunction(L, lmns_dir_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_setmetatable(L, 2);
+	*d = opendir(path);
+	if (!*d)
+		return lmns_fail(L, errno, "readdir", path, NULL);
+	lua_newtable(L);					/* 3: names */
+	for (;;) {
+		errno = 0;
+		e = readdir(*d);
+		if (!e)
+			break;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		lua_pushstring(L, e->d_name);
+		lua_rawseti(L, 3, ++n);
+	}
+	if (errno) {
+		int err = errno;
+
+		lmns_dir_gc(L);
+		return lmns_fail(L, err, "readdir", path, NULL);
+	}
+	closedir(*d);
+	*d = NULL;
+	/* sort: pointers to the strings the table keeps alive */
+	names = lua_newuserdata(L, (size_t)(n > 0 ? n : 1) * sizeof *names);	/* 4 */
+	for (i = 0; i < n; i++) {
+		lua_rawgeti(L, 3, i + 1);
+		names[i] = lua_tostring(L, -1);
+		lua_pop(L, 1);
+	}
+	qsort(names, (size_t)n, sizeof *names, lmns_name_cmp);
+	lua_createtable(L, n, 0);				/* 5 */
+	for (i = 0; i < n; i++) {
+		lua_pushstring(L, names[i]);
+		lua_rawseti(L, 5, i + 1);
+	}
+	return 1;
+}
+
+/***
+Whether a path exists (a symlink itself counts, dangling or not).
+@function exists
+@tparam string path
+@treturn[1] boolean true, or false when it (or a directory on the way) does
+not exist (`ENOENT`, `ENOTDIR`)
+@return[2] nil
+@treturn[2] string "exists PATH: strerror (ENAME)" (`EACCES`, ...)
+@treturn[2] int errno
+@see fstatat(2)
+*/
+static int lmns_mount_exists(lua_State *L)
+{
+	const char *path = lmns_checkpath(L, 1);
+	struct stat st;
+
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	if (errno == ENOENT || errno == ENOTDIR) {
+		lua_pushboolean(L, 0);
+		return 1;
+	}
+	return lmns_fail(L, errno, "exists", path, NULL);
+}
+
 /* symlink(target, linkpath) - for symlink specs: Lua has no symlink */
 static int lmns_mount_symlink(lua_State *L)
 {
@@ -476,10 +639,20 @@ void lmns_mount_open(lua_State *L)
 		{ "chdir", lmns_mount_chdir },
 		{ "mkdir", lmns_mount_mkdir },
 		{ "symlink", lmns_mount_symlink },
+		{ "chroot", lmns_mount_chroot },
+		{ "readdir", lmns_mount_readdir },
+		{ "exists", lmns_mount_exists },
 		{ NULL, NULL }
 	};
+	const lmns_flag *f;
 
 	luaL_setfuncs(L, funcs, 0);
+	lua_newtable(L);
+	for (f = ms_constants; f->name; f++) {
+		lua_pushinteger(L, (lua_Integer)f->value);
+		lua_setfield(L, -2, f->name);
+	}
+	lua_setfield(L, -2, "MS");
 	lmns_flags_register(L, "mount", mount_flags);
 	lmns_flags_register(L, "umount", umount_flags);
 }

@@ -128,7 +128,10 @@ static int lmns_fuzz_mixed(lua_State *L, const char *kind, lua_Integer *or)
 		lua_rawgeti(L, 1, (int)i);
 		if (i % 2) {	/* a list element: a comma list, or a number */
 			if (lua_type(L, -1) != LUA_TSTRING) {
-				ok = 0;
+				if (strcmp(kind, "mount") == 0)
+					*or |= 7;	/* raw MS_ bits */
+				else
+					ok = 0;
 			} else if (ok) {
 				e = lua_tolstring(L, -1, &len);
 				ok = lmns_fuzz_names(L, kind, e, len, or);
@@ -204,7 +207,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 1; i <= n && expect; i++) {
 			lua_rawgeti(L, 1, (int)i);
 			if (lua_type(L, -1) != LUA_TSTRING) {
-				expect = 0;	/* a number element is misuse */
+				/* a number element: raw MS_ bits for mount's
+				 * flags (mountns.MS), misuse elsewhere */
+				if (strcmp(kind, "mount") == 0)
+					or |= 7;
+				else
+					expect = 0;
 			} else {
 				e = lua_tolstring(L, -1, &len);
 				expect = lmns_fuzz_names(L, kind, e, len, &or);

@@ -461,7 +461,12 @@ describe("mountns core", function()
       assert.has_error(function() mountns.umount("/b", { "detach", "soon" }) end,
         "bad argument #2 to 'umount' (unknown flag 'soon')")
       assert.has_error(function() mountns.umount("/b", { 1 }) end)
-      assert.has_error(function() mountns.mount("a", "/b", "t", 7) end)
+      -- integers are raw MS_ bits (mountns.MS): a negative or fractional
+      -- one raises before the system call
+      assert.has_error(function() mountns.mount("a", "/b", "t", -7) end,
+        "bad argument #4 to 'mount' (flags: -7 is not a set of flag bits (an integer "
+        .. "from 0 to 2^32-1: mountns.MS))")
+      assert.has_error(function() mountns.mount("a", "/b", "t", { "ro", 0.5 }) end)
     end)
 
     it("wrong types", function()

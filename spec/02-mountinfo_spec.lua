@@ -638,8 +638,12 @@ describe("the flag parser", function()
 
   it("names the unknown kind, flag and type", function()
     raises(function() parse("nosuch", "ro") end, "(unknown flag set 'nosuch')")
-    raises(function() parse("mount", { "ro", 7 }) end,
+    raises(function() parse("umount", { "detach", 7 }) end,
       "(flag #2 is a number, expected a string)")
+    -- mount's flags take raw bits too (mountns.MS), never a fraction
+    assert.are.equal(mountns.MS.RDONLY + 6, parse("mount", { "ro", 6 }))
+    raises(function() parse("mount", { "ro", 1.5 }) end,
+      "(flag #2: 1.5 is not a set of flag bits")
     raises(function() parse("umount", true) end,
       "(flags expected (comma string, list or set of names), got boolean)")
   end)

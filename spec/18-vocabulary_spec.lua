@@ -222,6 +222,116 @@ describe("vocabulary", function()
     end)
   end)
 
+  describe("files", function()
+    it("write, read, exists, ls act in the namespace, through its agent too", function()
+      local r = scenario(function(sh1)
+        sh1:mkdir("/mnt"); sh1:mount("m", "/mnt", "tmpfs"); sh1:make_shared("/mnt")
+        local priv = sh1:unshare { propagation = "private" }
+        sh1:write("/mnt/b", "bee"); sh1:write("/mnt/a", "")
+        priv:mount("other", "/mnt", "tmpfs")       -- priv sees another tmpfs there
+        priv:write("/mnt/p", "private")
+        local u = sh1:unshare { user = true, propagation = "unchanged" }
+        u:write("/mnt/u", "from the user namespace")
+        return {
+          ls1 = sh1:ls("/mnt"), ls2 = priv:ls("/mnt"), read = sh1:read("/mnt/u"),
+          a = sh1:read("/mnt/a"), exists = { sh1:exists("/mnt/p"), priv:exists("/mnt/p"),
+                                             u:exists("/mnt/b"), sh1:exists("/nope/x") },
+          uls = u:ls("/mnt"),
+          noent = raised(function() sh1:read("/mnt/p") end),
+          isdir = raised(function() sh1:read("/mnt") end),
+          nodir = raised(function() sh1:ls("/mnt/nope") end),
+          nowrite = raised(function() u:write("/nope/f", "x") end),
+          badtext = raised(function() sh1:write("/mnt/x", 7) end),
+        }
+      end)
+      assert.are.same({ "a", "b", "u" }, r.ls1)
+      assert.are.same({ "p" }, r.ls2)
+      assert.are.same({ "a", "b", "u" }, r.uls)
+      assert.are.equal("from the user namespace", r.read)
+      assert.are.equal("", r.a)
+      assert.are.same({ false, true, true, false }, r.exists)
+      assert.matches("18%-vocabulary_spec.lua:%d+: read /mnt/p: No such file or directory "
+        .. "%(ENOENT%)$", r.noent)
+      assert.matches("read /mnt: Is a directory %(EISDIR%)$", r.isdir)
+      assert.matches("readdir /mnt/nope: No such file or directory %(ENOENT%)$", r.nodir)
+      assert.matches("18%-vocabulary_spec.lua:%d+: write /nope/f: No such file or directory "
+        .. "%(ENOENT%)$", r.nowrite)
+      assert.matches("bad argument #2 to 'ns:write' %(string expected, got number%)", r.badtext)
+    end)
+  end)
+
+  describe("other roots and raw calls", function()
+    it("mounts{root} and find{root}: the table a chrooted process sees", function()
+      local r = scenario(function(sh1)
+        sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
+        sh1:mkdir("/jail"); sh1:mount("jail", "/jail", "tmpfs")
+        sh1:mkdir("/jail/X"); sh1:bind("/X", "/jail/X"); sh1:make_slave("/jail/X")
+        sh1:mkdir("/X/sub"); sh1:mkdir("/jail/Y"); sh1:bind("/X/sub", "/jail/Y")
+        sh1:make_slave("/jail/Y"); sh1:make_private("/X")
+        local outside = sh1:mounts { propagate_from = true }
+        local inside = sh1:mounts { root = "/jail", propagate_from = true }
+        local targets = {}
+        for i, m in ipairs(inside) do targets[i] = m.target end
+        return {
+          targets = targets,
+          find = sh1:find("/X", { root = "/jail" }).source,
+          y_out = outside:find("/jail/Y").master, y_in = inside:find("/Y").master,
+          none = sh1:find("/X/sub", { root = "/jail" }),
+          bad = raised(function() sh1:mounts { root = "jail" } end),
+          missing = select(2, sh1:mounts { root = "/nope" }),
+        }
+      end)
+      -- only the mounts under /jail, with paths from there
+      assert.are.same({ "/", "/X", "/Y" }, r.targets)
+      assert.are.equal("x", r.find)
+      assert.is_nil(r.none)
+      assert.are.equal(r.y_out, r.y_in)
+      assert.matches("bad argument #1 to 'ns:mounts' %(absolute path expected", r.bad)
+      assert.matches("chroot /nope: No such file or directory %(ENOENT%)", r.missing)
+    end)
+
+    it("pivot_root keeps the old root at put_old", function()
+      local r = scenario(function(sh1)
+        sh1:mkdir("/new"); sh1:mount("new", "/new", "tmpfs"); sh1:mkdir("/new/old")
+        sh1:write("/new/hello", "hi")
+        local p = sh1:unshare()
+        p:pivot_root("/new", { put_old = "/old" })
+        local t = p:mounts()
+        return { root = t:find("/").source, old = t:find("/old").source,
+                 hello = p:read("/hello"), ls = p:ls("/old"),
+                 missing = raised(function() sh1:unshare():pivot_root("/new",
+                   { put_old = "/nope" }) end),
+                 key = raised(function() p:pivot_root("/", { putold = "/x" }) end) }
+      end)
+      assert.are.equal("new", r.root)
+      assert.are.equal("mountns", r.old)
+      assert.are.equal("hi", r.hello)
+      assert.are.same({ "new" }, r.ls)
+      assert.matches("pivot_root %. %./nope: No such file or directory %(ENOENT%)", r.missing)
+      assert.matches("bad argument #2 to 'ns:pivot_root' %(unknown option 'putold'%)", r.key)
+    end)
+
+    it("propagation names and mountns.MS reach mount(2) as given", function()
+      local r = scenario(function(sh1)
+        sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs")
+        -- two propagation types at once: the kernel refuses (EINVAL)
+        local both = expect.fails("EINVAL", sh1.mount, sh1, "none", "/X", nil,
+          { "shared", "private" })
+        expect.fails("EINVAL", sh1.mount, sh1, "none", "/X", nil,
+          { mountns.MS.SHARED, mountns.MS.SLAVE })
+        sh1:mount("none", "/X", nil, "shared")               -- mount --make-shared
+        expect.propagation(sh1, "/X", "shared")
+        sh1:mkdir("/Y")
+        sh1:mount("/X", "/Y", nil, { mountns.MS.BIND, mountns.MS.REC }) -- --rbind
+        expect.peers({ sh1, "/X" }, { sh1, "/Y" })
+        sh1:mount("none", "/Y", nil, mountns.MS.PRIVATE)     -- an integer alone
+        expect.propagation(sh1, "/Y", "private")
+        return both, mountns.MS.SHARED, mountns.MS.REC
+      end)
+      assert.are.equal("mount none /X: Invalid argument (EINVAL)", r)
+    end)
+  end)
+
   describe("mountns run --golden", function()
     it("prints each passing scenario's golden text, ready to paste", function()
       local script = os.tmpname()

@@ -111,7 +111,11 @@ end
 -- @param[opt] ns a namespace handle (`mountns.namespace(pid)`), an object
 -- with a `:handle()` method returning one, or nil for the caller's
 -- @tparam[opt] table opts `propagate_from = true` to compute propagate_from
--- on the statmount path (`mounts(opts)` works too)
+-- on the statmount path (`mounts(opts)` works too); `root = path`: the
+-- table as a process whose root is path sees it (its mountinfo, read by a
+-- child that enters the namespace and chroots there: only the mounts
+-- reachable from that root, mount points relative to it, propagate_from
+-- computed against it)
 -- @treturn[1] table a mount table (`mountns.table`), in mountinfo order
 -- @return[2] nil
 -- @treturn[2] string message
@@ -123,8 +127,26 @@ function M.mounts(ns, opts)
       and not mtable.is(ns) then
     ns, opts, argn = nil, ns, 1
   end
-  opts = argcheck.options(opts, "mounts", argn, { "propagate_from" }, 2)
+  opts = argcheck.options(opts, "mounts", argn, { "propagate_from", "root" }, 2)
   local h = handle_of(ns)
+  if opts.root ~= nil then
+    local root = argcheck.path(opts.root, "mounts", argn, 2)
+    if root:sub(1, 1) ~= "/" then
+      argcheck.error("mounts", argn, "option 'root': absolute path expected, got "
+        .. string.format("%q", root), 2)
+    end
+    local text, err, errno = in_namespace(h or core.namespace(), "mountinfo under "
+      .. root, function()
+        assert(core.chroot(root))
+        assert(core.chdir("/"))
+        return assert(core.read_mountinfo())
+      end)
+    if not text then return nil, err, errno end
+    local t
+    t, err, errno = core.parse_mountinfo(text)
+    if not t then return nil, err, errno end
+    return mtable.new(t)
+  end
   if M.path(h ~= nil) == "statmount" then
     local t, err, errno
     if opts.propagate_from and h ~= nil and not is_own(h) then

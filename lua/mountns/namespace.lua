@@ -169,11 +169,63 @@ function Namespace:mkdir(path, opts)
 end
 
 --- pivot_root into new_root (a mount point in this namespace) and detach
--- the old root, as container runtimes do.
-function Namespace:pivot_root(new_root)
+-- the old root, as container runtimes do; with `put_old`, keep it.
+-- @tparam string new_root
+-- @tparam[opt] table opts `put_old`: a directory, as a path inside the new
+-- root (`"/old"`: `new_root .. "/old"` before the call); the old root stays
+-- mounted there, as with pivot_root(8)
+function Namespace:pivot_root(new_root, opts)
   check_open(self, "pivot_root")
   argcheck.path(new_root, "ns:pivot_root", 1, 2)
-  local res = check_results("pivot_root", exec(self, "pivot_root", new_root))
+  opts = argcheck.options(opts, "ns:pivot_root", 2, { "put_old" }, 2)
+  local put_old = opts.put_old
+  if put_old ~= nil then
+    put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 2)
+  end
+  local res = check_results("pivot_root", exec(self, "pivot_root", new_root, put_old))
+  return unpack(res, 1, res.n)
+end
+
+--- Write text to a file in this namespace (created or truncated).
+-- @tparam string path
+-- @tparam string text
+function Namespace:write(path, text)
+  check_open(self, "write")
+  argcheck.path(path, "ns:write", 1, 2)
+  if type(text) ~= "string" then
+    argcheck.error("ns:write", 2, "string expected, got " .. type(text), 2)
+  end
+  local res = check_results("write", exec(self, "write", path, text))
+  return unpack(res, 1, res.n)
+end
+
+--- The content of a file in this namespace.
+-- @tparam string path
+-- @treturn string
+function Namespace:read(path)
+  check_open(self, "read")
+  argcheck.path(path, "ns:read", 1, 2)
+  local res = check_results("read", exec(self, "read", path))
+  return unpack(res, 1, res.n)
+end
+
+--- Whether a path exists in this namespace (a symlink counts as itself).
+-- @tparam string path
+-- @treturn boolean
+function Namespace:exists(path)
+  check_open(self, "exists")
+  argcheck.path(path, "ns:exists", 1, 2)
+  local res = check_results("exists", exec(self, "call", "exists", path))
+  return unpack(res, 1, res.n)
+end
+
+--- The names in a directory of this namespace, sorted (without `.`, `..`).
+-- @tparam string path
+-- @treturn {string,...}
+function Namespace:ls(path)
+  check_open(self, "ls")
+  argcheck.path(path, "ns:ls", 1, 2)
+  local res = check_results("ls", exec(self, "call", "readdir", path))
   return unpack(res, 1, res.n)
 end
 
@@ -281,9 +333,17 @@ function Namespace:userns()
 end
 
 --- The mount table of this namespace.
+-- @tparam[opt] table opts `propagate_from = true` (see `mountns.mounts`);
+-- `root = path`: the table as a process whose root is path sees it (only
+-- the mounts reachable from there, mount points relative to it,
+-- propagate_from computed against it)
 function Namespace:mounts(opts)
   check_open(self, "mounts")
-  argcheck.options(opts, "ns:mounts", 1, { "propagate_from" }, 2)
+  opts = argcheck.options(opts, "ns:mounts", 1, { "propagate_from", "root" }, 2)
+  if opts.root ~= nil then
+    opts = { propagate_from = opts.propagate_from,
+             root = mtable.normpath(opts.root, "ns:mounts", 1, 2) }
+  end
   return mounts.mounts(self, opts)
 end
 
@@ -302,10 +362,19 @@ end
 -- hidden under an over-mount. `path` is normalised lexically (`/S/`,
 -- `//S` and `/./S` are `/S`). Uses statmount(2) where the kernel gives
 -- complete records (Linux 6.13+) and the path reaches the mount, else the
--- whole mount table.
-function Namespace:find(path)
+-- whole mount table. `opts.root = dir`: the topmost mount at path as a
+-- process whose root is dir sees it (`path` relative to that root; see
+-- `ns:mounts`).
+function Namespace:find(path, opts)
   check_open(self, "find")
   path = mtable.normpath(path, "ns:find", 1, 2)
+  opts = argcheck.options(opts, "ns:find", 2, { "root" }, 2)
+  if opts.root ~= nil then
+    local root = mtable.normpath(opts.root, "ns:find", 2, 2)
+    local t, err = mounts.mounts(self, { root = root })
+    if not t then error(err, 2) end
+    return t:find(path)
+  end
   -- statmount_complete: the kernel gives every field of a record (Linux
   -- 6.12's statmount has no source and no fs subtype). Not the record's
   -- own mask: the kernel leaves a field's bit clear when its text is empty

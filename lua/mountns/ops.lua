@@ -15,8 +15,17 @@ function ops.call(fname, ...)
   return core[fname](...)
 end
 
---- pivot_root into new_root and detach the old root, as runtimes do.
-function ops.pivot_root(new_root)
+--- pivot_root into new_root and detach the old root, as runtimes do; or,
+-- with put_old (a directory, as a path inside new_root), keep the old root
+-- mounted there, as pivot_root(8) does.
+function ops.pivot_root(new_root, put_old)
+  if put_old then
+    local ok, err, errno = core.chdir(new_root)
+    if ok then ok, err, errno = core.pivot_root(".", "." .. put_old) end
+    if not ok then return nil, err, errno end
+    assert(core.chdir("/"))
+    return true
+  end
   local old = new_root .. "/.pivot_old"
   local ok, err, errno = core.mkdir(old)
   if not ok and errno ~= core.errno.EEXIST then return nil, err, errno end
@@ -27,6 +36,41 @@ function ops.pivot_root(new_root)
   ok, err, errno = core.umount("/.pivot_old", "detach")
   os.remove("/.pivot_old")
   return ok, err, errno
+end
+
+-- errno -> its name (core.errno is name -> number)
+local errno_names
+local function failed(op, path, err, errno)
+  if not errno_names then
+    errno_names = {}
+    for name, n in pairs(core.errno) do errno_names[n] = name end
+  end
+  -- io.open's message is "path: strerror"; the core's form names the op
+  local why = tostring(err):match(": ([^:]*)$") or tostring(err)
+  return nil, string.format("%s %s: %s (%s)", op, core.escape(path), why,
+    errno_names[errno] or tostring(errno)), errno
+end
+
+--- Write text to a file (created or truncated), as `printf %s text > path`.
+function ops.write(path, text)
+  local f, err, errno = io.open(path, "wb")
+  if not f then return failed("write", path, err, errno) end
+  local ok, werr, werrno = f:write(text)
+  local closed, cerr, cerrno = f:close()
+  if not ok then return failed("write", path, werr, werrno) end
+  if not closed then return failed("write", path, cerr, cerrno) end
+  return true
+end
+
+--- A file's content.
+function ops.read(path)
+  local f, err, errno = io.open(path, "rb")
+  if not f then return failed("read", path, err, errno) end
+  local text, rerr, rerrno = f:read("*a")
+  f:close()
+  -- a directory opens but cannot be read (EISDIR)
+  if not text then return failed("read", path, rerr, rerrno) end
+  return text
 end
 
 --- Whether the mount at path is locked: try to unmount it in a throw-away
