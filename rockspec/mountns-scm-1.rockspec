@@ -45,6 +45,7 @@ build = {
     ["mountns.scenario"] = "lua/mountns/scenario.lua",
     ["mountns.namespace"] = "lua/mountns/namespace.lua",
     ["mountns.ops"] = "lua/mountns/ops.lua",
+    ["mountns.record"] = "lua/mountns/record.lua",
     ["mountns.runner"] = "lua/mountns/runner.lua",
     ["mountns.expect"] = "lua/mountns/expect.lua",
     ["mountns.luassert"] = "lua/mountns/luassert.lua",

@@ -85,6 +85,31 @@ describe("mount table tostring", function()
     for _, p in ipairs { "/a", "/b", "/self" } do assert.truthy(text:find(p, 1, true)) end
   end)
 
+  it("the Lua walker (tree_rows, under) lists the rows of tostring, cycles too", function()
+    -- one order for every tree of mountns: before, the Lua walker dropped
+    -- the records of a parent cycle that tostring (csrc/tree.c) keeps
+    local cases = {
+      { rec(1, 2, "/a"), rec(2, 1, "/b"), rec(5, 5, "/self") },
+      { rec(1, 0, "/"), rec(3, 4, "/c"), rec(2, 1, "/x"), rec(4, 3, "/d"), rec(6, 2, "/x/y"),
+        rec(7, 1, "/z") },
+      -- a repeated ID: children go under the first record with it
+      { rec(1, 0, "/"), rec(2, 1, "/p"), rec(2, 1, "/q"), rec(8, 2, "/p/k") },
+    }
+    for n, c in ipairs(cases) do
+      local t = mountns.table.new(c)
+      local want = {}
+      for i, l in ipairs(lines(tostring(t))) do
+        if i > 1 then want[#want + 1] = l:match("^(.-) +src ") end
+      end
+      local got, under = {}, {}
+      for _, r in ipairs(mountns.table.tree_rows(t)) do got[#got + 1] = r[1] end
+      for _, m in ipairs(t:under("/")) do under[#under + 1] = m.target end
+      assert.same(want, got, "case " .. n)
+      assert.equal(#c, #got, "case " .. n)
+      assert.equal(#c, #under, "case " .. n)
+    end
+  end)
+
   it("raises on a table entry that is not a record", function()
     local t = mountns.table.new { rec(1, 0, "/"), "oops" }
     assert.has_error(function() return tostring(t) end,

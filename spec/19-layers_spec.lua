@@ -91,4 +91,67 @@ describe("layers", function()
       }, problems)
     end)
   end)
+
+  describe("one record vocabulary (mountns.record)", function()
+    local record = require "mountns.record"
+    local mountns = require "mountns"
+
+    it("its fields are those of the core's records, mountinfo and statmount alike", function()
+      local known = {}
+      for _, f in ipairs(record.FIELDS) do known[f] = true end
+      for _, f in ipairs(record.UNIQUE) do known[f] = true end
+      local r = mountns.isolate(function()
+        local core = require "mountns.core"
+        assert(core.mount("v", "/mnt", "tmpfs"))
+        assert(core.make_shared("/mnt"))
+        local out = { mountinfo = assert(core.mountinfo()) }
+        if core.features().statmount_complete then
+          out.statmount = assert(core.listmount { stat = true, propagate_from = true })
+        end
+        return out
+      end)
+      for source, t in pairs(r) do
+        assert.truthy(#t > 0)
+        for _, m in ipairs(t) do
+          for k in pairs(m) do assert.truthy(known[k], source .. " field " .. tostring(k)) end
+          for _, k in ipairs { "id", "parent_id", "root", "target", "propagation" } do
+            assert.not_nil(m[k], source .. " lacks " .. k)
+          end
+        end
+      end
+    end)
+
+    it("the optional fields read as mountinfo writes them, in every output", function()
+      local m = { id = 7, parent_id = 1, major = 0, minor = 9, root = "/", target = "/X",
+                  options = "rw", fstype = "tmpfs", source = "x", super_options = "rw",
+                  shared = 3, master = 2, propagate_from = 1, unbindable = true,
+                  propagation = "shared,slave,unbindable" }
+      assert.equal("shared:3 master:2 propagate_from:1 unbindable", record.optional(m))
+      assert.equal("", record.optional { propagation = "private" })
+      assert.equal("shared:3 master:2", record.groups(m))
+      local t = mountns.table.new { m }
+      assert.matches(" shared:3 master:2 propagate_from:1 unbindable - tmpfs",
+        mountns.format(t, "mountinfo"), 1, true)
+      assert.truthy(mountns.dot(t):find("#7 shared:3 master:2 propagate_from:1 unbindable", 1,
+        true))
+      -- the JSON lists the fields in record.FIELDS's order
+      local json, order = mountns.format(t, "json"), {}
+      for k in json:gmatch('"([%w_]+)":') do order[#order + 1] = k end
+      table.remove(order, 1) -- "mounts"
+      assert.same(record.FIELDS, order)
+    end)
+
+    it("the optional-field text and the identity key are written only in record.lua", function()
+      local others = {}
+      for _, m in ipairs(modules()) do
+        if m ~= "record" then
+          local code = read(ROOT .. "/lua/mountns/" .. m .. ".lua"):gsub("%-%-[^\n]*", "")
+          for _, lit in ipairs { '"propagate_from:"', '" unbindable"', '"u" .. tostring' } do
+            if code:find(lit, 1, true) then others[#others + 1] = m .. ".lua: " .. lit end
+          end
+        end
+      end
+      assert.same({}, others)
+    end)
+  end)
 end)

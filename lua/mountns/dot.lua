@@ -11,6 +11,7 @@
 
 local mtable = require "mountns.table"
 local format = require "mountns.format"
+local record = require "mountns.record"
 local argcheck = require "mountns.args"
 
 local M = {}
@@ -66,14 +67,9 @@ end
 -- The node text of a mount: its mount point, then "#ID" and the optional
 -- fields as mountinfo shows them ("private" when it has none).
 local function node_label(m)
-  local prop = {}
-  if m.shared then prop[#prop + 1] = "shared:" .. m.shared end
-  if m.master then prop[#prop + 1] = "master:" .. m.master end
-  if m.propagate_from then prop[#prop + 1] = "propagate_from:" .. m.propagate_from end
-  if m.unbindable then prop[#prop + 1] = "unbindable" end
-  if #prop == 0 then prop[1] = "private" end
+  local prop = record.optional(m)
   return format.mangle(m.target) .. "\n#" .. tostring(m.id) .. " "
-    .. table.concat(prop, " ")
+    .. (prop == "" and "private" or prop)
 end
 
 --- Graphviz text for mount namespaces and the peer groups joining them.

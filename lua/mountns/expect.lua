@@ -14,7 +14,8 @@
 
 local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
-local same_mount = require("mountns.diff").same
+local record = require "mountns.record"
+local same_mount = record.same
 local escape = require("mountns.core").escape
 local format = require "mountns.format"
 local namespace = require "mountns.namespace"
@@ -71,9 +72,7 @@ local function render(ns, t, marks)
     r[1] = r[1]:sub(1, #r[1] - #m.target) .. escape(m.target)
     r[3] = escape(tostring(m.source or ""))
     r[4] = escape(tostring(m.root or ""))
-    r[5] = (m.shared and ("shared:" .. m.shared) or "")
-      .. (m.shared and m.master and " " or "")
-      .. (m.master and ("master:" .. m.master) or "")
+    r[5] = record.groups(m)
     w = math.max(w, width(r[1]))
     ws, wr, wg = math.max(ws, width(r[3])), math.max(wr, width(r[4])), math.max(wg, #r[5])
   end

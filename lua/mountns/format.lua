@@ -13,18 +13,16 @@
 
 local core = require "mountns.core"
 local mtable = require "mountns.table"
+local record = require "mountns.record"
 local argcheck = require "mountns.args"
 
 local M = {}
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
--- The fields a record may compute on first access (statmount records
--- fill propagate_from lazily): read by name so a copy has them too.
-local KNOWN = { "id", "parent_id", "major", "minor", "root", "target",
-                "options", "fstype", "source", "super_options", "shared",
-                "master", "propagate_from", "unbindable", "propagation" }
-M.FIELDS = KNOWN
+-- The record fields (mountns.record), read by name so a copy has those
+-- a record computes on first access too (statmount's propagate_from).
+local KNOWN = record.FIELDS
 
 -- Fields that name a mount or namespace for the kernel's lifetime (64-bit
 -- unique mount IDs, namespace IDs): different on every run, and no
@@ -127,14 +125,8 @@ local mangle = M.mangle
 -- " shared:N master:N propagate_from:N unbindable", as show_mountinfo
 -- prints the optional fields (each with its leading space).
 local function optional_fields(m)
-  local out = {}
-  if m.shared then out[#out + 1] = " shared:" .. m.shared end
-  if m.master then out[#out + 1] = " master:" .. m.master end
-  if m.propagate_from then
-    out[#out + 1] = " propagate_from:" .. m.propagate_from
-  end
-  if m.unbindable then out[#out + 1] = " unbindable" end
-  return table.concat(out)
+  local text = record.optional(m)
+  return text == "" and "" or " " .. text
 end
 
 -- "ID PARENT MAJ:MIN ROOT TARGET OPTIONS[ OPTIONAL...]"

@@ -1,9 +1,7 @@
 --- Mount tables: arrays of mount records with look-up methods.
 -- A mount table is what `mountns.mountinfo`, `mountns.parse_mountinfo` and
 -- `ns:mounts()` return: an array of records in mountinfo order, each with
--- `id`, `parent_id`, `major`, `minor`, `root`, `target`, `options`, `fstype`,
--- `source`, `super_options`, `shared`, `master`, `propagate_from`,
--- `unbindable` and `propagation`.
+-- the fields listed in `mountns.record` (`record.FIELDS`).
 -- @module mountns.table
 
 local core = require "mountns.core"
@@ -186,48 +184,67 @@ function methods:slaves(group)
   return filter(self, function(o) return o.master == group end)
 end
 
--- Children of each mount and the roots (mounts whose parent is not in the
--- table), in mountinfo order. One pass: linear.
+-- Children of each record and the roots, by index, in mountinfo order, as
+-- csrc/tree.c links them: a record's parent is the first record with its
+-- parent_id; a record without one (or its own parent) is a root. One
+-- pass: linear.
 local function index_children(self)
-  local kids, ids, roots = {}, {}, {}
-  for i = 1, #self do ids[self[i].id] = true end
+  local first, kids, roots = {}, {}, {}
+  for i = #self, 1, -1 do first[self[i].id] = i end
   for i = 1, #self do
-    local m = self[i]
-    local p = m.parent_id
-    if ids[p] and p ~= m.id then
+    local p = first[self[i].parent_id]
+    if p and p ~= i then
       local k = kids[p]
       if not k then k = {}; kids[p] = k end
-      k[#k + 1] = m
+      k[#k + 1] = i
     else
-      roots[#roots + 1] = m
+      roots[#roots + 1] = i
     end
   end
   return kids, roots
 end
 
 -- Walk the tree depth first, calling visit(m, lead, depth) per mount, where
--- lead is the findmnt-like prefix ("│ └─"). An explicit stack: deep trees
--- cannot overflow the C stack.
+-- lead is the findmnt-like prefix ("│ └─"), in the order of `tostring`
+-- (csrc/tree.c): the roots in mountinfo order, then, so that no record is
+-- ever left out, each record no root reaches (a parent cycle, possible
+-- only in crafted text) as the start of a walk of its own. An explicit
+-- stack: deep trees cannot overflow the C stack.
 local function walk(self, visit)
   local kids, roots = index_children(self)
+  local seen = {}
   local sm, sl, si, sd, n = {}, {}, {}, {}, 0
-  for i = #roots, 1, -1 do
-    n = n + 1; sm[n], sl[n], si[n], sd[n] = roots[i], "", "", 0
-  end
-  while n > 0 do
-    local m, lead, indent, depth = sm[n], sl[n], si[n], sd[n]
-    n = n - 1
-    visit(m, lead, depth)
-    local k = kids[m.id]
-    if k then
-      local last = #k
-      n = n + 1
-      sm[n], sl[n], si[n], sd[n] = k[last], indent .. "└─", indent .. "  ", depth + 1
-      for i = last - 1, 1, -1 do
-        n = n + 1
-        sm[n], sl[n], si[n], sd[n] = k[i], indent .. "├─", indent .. "│ ", depth + 1
+  local function from(start)
+    n = 1
+    sm[1], sl[1], si[1], sd[1] = start, "", "", 0
+    while n > 0 do
+      local i, lead, indent, depth = sm[n], sl[n], si[n], sd[n]
+      n = n - 1
+      if not seen[i] then
+        seen[i] = true
+        visit(self[i], lead, depth)
+        local k = kids[i]
+        if k then
+          local last = #k
+          for j = last, 1, -1 do
+            local c = k[j]
+            if not seen[c] then
+              n = n + 1
+              sm[n], sd[n] = c, depth + 1
+              if j == last then
+                sl[n], si[n] = indent .. "└─", indent .. "  "
+              else
+                sl[n], si[n] = indent .. "├─", indent .. "│ "
+              end
+            end
+          end
+        end
       end
     end
+  end
+  for _, i in ipairs(roots) do from(i) end
+  for i = 1, #self do
+    if not seen[i] then from(i) end
   end
 end
 M.walk = walk

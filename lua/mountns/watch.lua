@@ -30,6 +30,7 @@
 local core = require "mountns.core"
 local mtable = require "mountns.table"
 local mdiff = require "mountns.diff"
+local record = require "mountns.record"
 local argcheck = require "mountns.args"
 
 local M = {}
@@ -56,13 +57,9 @@ M.INTERVAL = 1
 -- What mountns.diff compares, plus the mount point (a move keeps the
 -- unique ID).
 local FIELDS = { "target" }
-for _, f in ipairs(mdiff.FIELDS) do FIELDS[#FIELDS + 1] = f end
+for _, f in ipairs(record.CHANGES) do FIELDS[#FIELDS + 1] = f end
 
--- The key of a record, as mountns.diff matches them.
-local function key(m)
-  if m.unique_id then return "u" .. tostring(m.unique_id) end
-  return string.format("%d %s %s %d:%d", m.id, m.target, m.root, m.major, m.minor)
-end
+local key = record.key
 
 local function changed_fields(a, b)
   local fields = {}
@@ -243,7 +240,7 @@ end
 -- fanotify events -> attach/detach/change; the records follow
 function Watch:take_fanotify(list)
   for _, e in ipairs(list) do
-    local k = e.unique_id and ("u" .. tostring(e.unique_id))
+    local k = e.unique_id and key { unique_id = e.unique_id }
     if e.kind == "attach" then
       local m = self:stat(e.unique_id)
       if not m.gone then self.records[k] = m end
@@ -279,34 +276,25 @@ function Watch:scan(via)
   self.last_scan = core.clock()
   local full = not self.fan or self.overflowed
   self.overflowed = false
-  -- mountns.diff's matching (by key), with the mount point compared too:
-  -- a moved mount keeps its unique ID
-  local seen, added = {}, {}
-  for _, m in ipairs(t) do
-    local k = key(m)
-    local old = self.records[k]
-    seen[k] = true
-    if old then
-      local fields = changed_fields(old, m)
-      self.records[k] = m
-      if #fields > 0 then self:push("change", m, via, { before = old, fields = fields }) end
-    elseif full then
-      added[#added + 1] = m
-    end
+  -- mountns.diff's matching, with the mount point compared too: a moved
+  -- mount keeps its unique ID
+  local before = {}
+  for _, m in pairs(self.records) do before[#before + 1] = m end
+  local d = mdiff.match(before, t, FIELDS)
+  for _, c in ipairs(d.changed) do
+    self:push("change", c.after, via, { before = c.before, fields = c.fields })
   end
   if full then
-    for _, m in ipairs(added) do
-      self.records[key(m)] = m
-      self:push("attach", m, via)
-    end
-    local removed = {}
-    for k, m in pairs(self.records) do
-      if not seen[k] then removed[#removed + 1] = m end
-    end
-    table.sort(removed, function(a, b) return a.id < b.id end)
-    for _, m in ipairs(removed) do
-      self.records[key(m)] = nil
-      self:push("detach", m, via)
+    for _, m in ipairs(d.added) do self:push("attach", m, via) end
+    table.sort(d.removed, function(a, b) return a.id < b.id end)
+    for _, m in ipairs(d.removed) do self:push("detach", m, via) end
+    self.records = {}
+    for _, m in ipairs(t) do self.records[key(m)] = m end
+  else
+    -- attach and detach come from fanotify: only the known mounts follow
+    for _, m in ipairs(t) do
+      local k = key(m)
+      if self.records[k] then self.records[k] = m end
     end
   end
 end
@@ -437,11 +425,8 @@ end
 --- "shared:12 master:3", "private", "unbindable" of a record.
 function M.propagation(m)
   if m.gone then return "gone" end
-  local p = {}
-  if m.shared then p[#p + 1] = "shared:" .. tostring(m.shared) end
-  if m.master then p[#p + 1] = "master:" .. tostring(m.master) end
-  if #p == 0 then p[1] = m.propagation or "?" end
-  return table.concat(p, " ")
+  local groups = record.groups(m)
+  return groups ~= "" and groups or m.propagation or "?"
 end
 
 --- The path an event names: the mount point, or "unique ID N" when the
