@@ -75,9 +75,15 @@ end
 -- ({dot = the picture, golden = the golden text}: `ending.dot` is the
 -- picture's title, `ending.golden` true) then fn's results.
 local function run_inside(fn, opts, ending, ...)
-  -- the isolate's namespace still has the host's tree (/bin, /proc): ns:exec
-  -- runs host tools from it, so the scenario keeps it (and this is why a
-  -- scenario unshares a second namespace rather than pivoting in this one)
+  -- Two mount namespaces, on purpose. The isolate's (isolate_with made it,
+  -- private) still holds the host's tree: /bin, /lib, PATH, /proc. The
+  -- scenario needs a / of its own (a bare tmpfs, pivot_root, the old root
+  -- detached), and pivoting in the isolate's namespace would take the
+  -- host's tree out of every namespace this process can still enter. So the
+  -- scenario keeps a handle on the isolate's namespace (`host`: ns:exec
+  -- enters a copy of it to run host tools, which see a scenario
+  -- namespace's mounts through the /proc files of ns:pid) and unshares a
+  -- second namespace for its own root.
   local host = assert(core.namespace())
   isolate.private_namespace()
   make_root()
