@@ -5,6 +5,7 @@
 -- hand-made lines: the article's samples, every optional field, escapes,
 -- and broken text (truncated, oversized, wrong format).
 local mountns = require "mountns"
+local core = require "mountns.core"
 local helper = require "helper"
 
 local dir = "fuzz/corpus/"
@@ -24,7 +25,7 @@ end
 -- ---- real mountinfo, each from its own namespace --------------------------
 
 put("mountinfo/real-isolate", real(mountns.isolate(function()
-  return mountns.read_mountinfo()
+  return core.read_mountinfo()
 end)))
 
 put("mountinfo/real-propagation", real(mountns.isolate(function()
@@ -32,7 +33,7 @@ put("mountinfo/real-propagation", real(mountns.isolate(function()
   helper.propagation_kinds(base)
   assert(mountns.mkdir(base .. "/pv"))
   assert(mountns.mount("pv", base .. "/pv", "tmpfs", "ro,nosuid,nodev,noexec"))
-  return mountns.read_mountinfo()
+  return core.read_mountinfo()
 end)))
 
 -- a namespace made with propagation "unchanged": shared:N kept across it
@@ -40,7 +41,7 @@ put("mountinfo/real-unchanged", real(mountns.isolate(function()
   helper.sandbox()
   assert(mountns.make_shared("/tmp"))
   assert(mountns.unshare { propagation = "unchanged" })
-  return mountns.read_mountinfo()
+  return core.read_mountinfo()
 end)))
 
 -- a slave namespace: master:N on every copy
@@ -49,13 +50,13 @@ put("mountinfo/real-slave-ns", real(mountns.isolate(function()
   assert(mountns.make_shared("/", { recursive = true }))
   local home <close> = mountns.namespace() -- luacheck: ignore
   assert(mountns.unshare { propagation = "slave" })
-  return mountns.read_mountinfo()
+  return core.read_mountinfo()
 end)))
 
 -- a user namespace owned by the isolate child
 put("mountinfo/real-userns", real(mountns.isolate(function()
   assert(mountns.unshare { user = true, map_root = true })
-  return mountns.read_mountinfo()
+  return core.read_mountinfo()
 end)))
 
 put("mountinfo/real-escapes", real(mountns.isolate(function()
@@ -68,7 +69,7 @@ put("mountinfo/real-escapes", real(mountns.isolate(function()
   end
   assert(mountns.mkdir(base .. "/empty"))
   assert(mountns.mount("", base .. "/empty", "tmpfs"))
-  return mountns.read_mountinfo()
+  return core.read_mountinfo()
 end)))
 
 -- nsfs roots ("uts:[4026531838]") and a bind of a deleted file ("//deleted")
@@ -81,7 +82,7 @@ put("mountinfo/real-nsfs-deleted", real(mountns.isolate(function()
   assert(mountns.bind("/proc/self/ns/uts", base .. "/ns"))
   assert(mountns.bind(base .. "/a", base .. "/b"))
   assert(os.remove(base .. "/a"))
-  return mountns.read_mountinfo()
+  return core.read_mountinfo()
 end)))
 
 -- stacked mounts and a deeper tree
@@ -94,10 +95,10 @@ put("mountinfo/real-stacked", real(mountns.isolate(function()
     assert(mountns.mkdir(p))
     assert(mountns.mount("deep" .. i, p, "tmpfs"))
   end
-  return mountns.read_mountinfo()
+  return core.read_mountinfo()
 end)))
 
-put("mountinfo/real-host", real(mountns.read_mountinfo()))
+put("mountinfo/real-host", real(core.read_mountinfo()))
 
 -- ---- hand-made ------------------------------------------------------------
 

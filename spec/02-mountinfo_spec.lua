@@ -3,6 +3,7 @@
 -- isolated children, and text that is not mountinfo (never a crash, always
 -- "line N: why"). Also the regressions the fuzzers (fuzz/) turned up.
 local mountns = require "mountns"
+local core = require "mountns.core"
 local helper = require "helper"
 
 local isolate = mountns.isolate
@@ -326,14 +327,14 @@ describe("mountinfo parser", function()
         assert.are.equal(tonumber(id), t[i].id)
         assert.are.equal(tonumber(parent), t[i].parent_id)
       end
-      assert.are.equal(#t, #assert(mountns.mountinfo(mountns.getpid())))
-      assert.are.equal(#t, #assert(mountns.parse_mountinfo(mountns.read_mountinfo())))
+      assert.are.equal(#t, #assert(mountns.mountinfo(core.getpid())))
+      assert.are.equal(#t, #assert(mountns.parse_mountinfo(core.read_mountinfo())))
     end)
 
     it("every propagation kind, read back from the kernel", function()
       local raw, records = isolate(function()
         helper.propagation_kinds(helper.sandbox())
-        return mountns.read_mountinfo(), assert(mountns.mountinfo())
+        return core.read_mountinfo(), assert(mountns.mountinfo())
       end)
       local t = mountns.table.new(records) -- isolate returns plain tables
       assert.are.equal(lines_of(raw), #t)
@@ -363,7 +364,7 @@ describe("mountinfo parser", function()
           assert(mountns.mount("src " .. name, p, "tmpfs"))
           out[i] = assert(mountns.mountinfo()):find(p)
         end
-        return mountns.read_mountinfo(), out
+        return core.read_mountinfo(), out
       end)
       for i, name in ipairs(names) do
         assert.are.equal("/tmp/mns/" .. name, got[i].target)
@@ -601,7 +602,7 @@ describe("mountinfo parser", function()
 end)
 
 describe("the flag parser", function()
-  local parse = mountns._parse_flags
+  local parse = core._parse_flags
 
   -- the error names the function as the call site does on 5.1 to 5.4:
   -- check the part after it

@@ -1,6 +1,7 @@
 -- Scenarios against the real kernel: namespaces, methods, diff, peer
 -- groups, the expect assertions and their diagnostics, bin/mountns.
 local mountns = require "mountns"
+local core = require "mountns.core"
 local expect = require "mountns.expect"
 local helper = require "helper"
 -- modules a scenario uses are loaded before it starts: its / is a new tmpfs
@@ -400,7 +401,7 @@ describe("scenario", function()
     it("a scenario whose child is killed names the signal", function()
       local ok, err = pcall(scenario, function(sh1)
         sh1:unshare():pid()
-        mountns.kill(mountns.getpid(), "KILL")
+        core.kill(core.getpid(), "KILL")
       end)
       assert.is_false(ok)
       assert.truthy(err:match("killed by SIGKILL"))
@@ -420,7 +421,7 @@ describe("scenario", function()
       local out = helper.sh(helper.unpriv_cmd() .. [[ -e '
           local m = require "mountns"
           local e = require "mountns.expect"
-          print(m.getuid(), m.scenario(function(sh1)
+          print(require("mountns.core").getuid(), m.scenario(function(sh1)
             sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
             local sh2 = sh1:unshare { propagation = "unchanged" }
             e.peers({ sh1, "/X" }, { sh2, "/X" })
@@ -510,7 +511,7 @@ describe("bin/mountns", function()
   end)
 
   it("show prints the tree of a PID's namespace, and --json", function()
-    local out = run("show " .. mountns.getpid())
+    local out = run("show " .. core.getpid())
     assert.truthy(out:match("^TARGET +SOURCE +FSTYPE +ID PARENT PROPAGATION +GROUP MASTER\n/ "))
     assert.truthy(run("show --dot"):match('^digraph mountns {.*label="this process'))
     local js = run("show --json")

@@ -3,6 +3,7 @@
 -- Every kernel action runs inside isolate() on a sandbox tmpfs; results
 -- are read back from the kernel's own mount table.
 local mountns = require "mountns"
+local core = require "mountns.core"
 local helper = require "helper"
 
 local isolate = mountns.isolate
@@ -26,7 +27,6 @@ local FIELDS = { "id", "parent_id", "major", "minor", "root", "target",
 -- unshares it, the parent writes the maps, opens the handle and lets the
 -- child go.
 local function userns_handle(ids)
-  local core = require "mountns.core"
   local r1, w1 = assert(core.pipe())
   local r2, w2 = assert(core.pipe())
   local pid = assert(core.fork())
@@ -396,7 +396,7 @@ describe("new mount API", function()
         return { inner = inner:find(base).source, outer = o:find("/tmp").source,
                  hidden = o:find(base) == nil, obj = obj:find("/tmp").source,
                  n = #o, n_obj = #obj,
-                 nsid = mountns.mntns_id(outer) ~= mountns.mntns_id(mountns.namespace()) }
+                 nsid = core.mntns_id(outer) ~= core.mntns_id(mountns.namespace()) }
       end)
       assert.are.equal("only-inner", r.inner)
       assert.are.equal("tmpfs", r.outer)     -- the sandbox, not the inner mount

@@ -2,6 +2,7 @@
 -- golden and dot on mount tables of propagation set-ups built in isolated
 -- children (the seed article's shared /X and /Y seen from two namespaces).
 local mountns = require "mountns"
+local core = require "mountns.core"
 local format = require "mountns.format"
 local helper = require "helper"
 
@@ -52,7 +53,7 @@ end
 local function runs(...)
   return isolate(function(...)
     helper.sandbox()
-    assert(mountns.pin_proc())
+    assert(core.pin_proc())
     local base = assert(mountns.namespace())
     local keep, out = {}, {}
     for i = 1, select("#", ...) do
@@ -169,7 +170,7 @@ describe("format", function()
           assert(mountns.bind(base .. names[1] .. "/sub\tdir\\x", base .. names[i]))
         end
         assert(mountns.make_unbindable(base .. names[5]))
-        return assert(mountns.read_mountinfo()), assert(mountns.mountinfo())
+        return assert(core.read_mountinfo()), assert(mountns.mountinfo())
       end)
       t = mountns.table.new(t)
       assert.are.equal("/sub\tdir\\x", t:find("/tmp/mns/new\nline").root)
@@ -244,7 +245,7 @@ describe("format", function()
       local same = isolate(function()
         local keep = {}
         helper.sandbox()
-        assert(mountns.pin_proc())
+        assert(core.pin_proc())
         article("article", keep)
         local function ns(h)
           return { mounts = function() assert(h:enter()); return assert(mountns.mountinfo()) end }
@@ -302,7 +303,7 @@ describe("format", function()
       return isolate(function()
         local keep = {}
         helper.sandbox()
-        assert(mountns.pin_proc())
+        assert(core.pin_proc())
         local r = article(variant, keep)
         local function ns(h, label)
           return {

@@ -3,6 +3,7 @@
 -- kernel has them, poll and diff everywhere), expect.propagates and
 -- `mountns show --watch`. Every mount happens in an isolated child.
 local mountns = require "mountns"
+local core = require "mountns.core"
 local expect = require "mountns.expect"
 local watch = require "mountns.watch"
 local helper = require "helper"
@@ -12,7 +13,7 @@ local scenario, isolate = mountns.scenario, mountns.isolate
 -- Whether this kernel reports mount events through fanotify (6.15+), asked
 -- in an isolated child: the watch is armed on a throw-away namespace.
 local has_fanotify = isolate(function()
-  local w = mountns.fanotify_mounts(assert(mountns.namespace()))
+  local w = core.fanotify_mounts(assert(mountns.namespace()))
   if w then w:close() end
   return w ~= nil
 end)
@@ -52,7 +53,7 @@ describe("watch", function()
       local r = isolate(function()
         local base = helper.sandbox()
         assert(mountns.mkdir(base .. "/a"))
-        local w = assert(mountns.fanotify_mounts(assert(mountns.namespace())))
+        local w = assert(core.fanotify_mounts(assert(mountns.namespace())))
         local empty = assert(w:read(0))
         assert(mountns.mount("a", base .. "/a", "tmpfs"))
         local uid = mountns.mounts():find(base .. "/a").unique_id
@@ -79,12 +80,12 @@ describe("watch", function()
 
     it("fanotify_mounts wants an open mount namespace handle", function()
       local r = isolate(function()
-        local ok1, e1 = pcall(mountns.fanotify_mounts, "/proc/self/ns/mnt")
+        local ok1, e1 = pcall(core.fanotify_mounts, "/proc/self/ns/mnt")
         local h = assert(mountns.namespace())
         h:close()
-        local ok2, e2 = pcall(mountns.fanotify_mounts, h)
+        local ok2, e2 = pcall(core.fanotify_mounts, h)
         local u = assert(mountns.namespace(nil, "uts"))
-        local ok3, e3 = pcall(mountns.fanotify_mounts, u)
+        local ok3, e3 = pcall(core.fanotify_mounts, u)
         u:close()
         return { ok1, e1, ok2, e2, ok3, e3 }
       end)
@@ -98,7 +99,7 @@ describe("watch", function()
         local base = helper.sandbox()
         assert(mountns.mkdir(base .. "/a")); assert(mountns.mkdir(base .. "/b"))
         local home = assert(mountns.namespace())
-        local p = assert(mountns.mountinfo_poller())
+        local p = assert(core.mountinfo_poller())
         local out = { quiet = p:wait(0) }
         assert(mountns.mount("a", base .. "/a", "tmpfs"))
         out.mounted = p:wait(0)
@@ -110,10 +111,10 @@ describe("watch", function()
         assert(home:enter())
         assert(mountns.remount(base .. "/a", "ro", nil, { bind = true }))
         out.remounted = p:wait(0)
-        out.any = { mountns.wait_any(0, p) }
-        local t0 = mountns.clock()
+        out.any = { core.wait_any(0, p) }
+        local t0 = core.clock()
         out.timeout = p:wait(0.05)
-        out.waited = mountns.clock() - t0
+        out.waited = core.clock() - t0
         out.text = tostring(p)
         p:close(); p:close()
         out.closed_ok, out.closed_err = pcall(p.wait, p, 0)
@@ -134,7 +135,7 @@ describe("watch", function()
     end)
 
     it("a mountinfo poller of a PID that does not exist fails with ENOENT", function()
-      local r = { mountns.mountinfo_poller(2 ^ 22 + 7) }
+      local r = { core.mountinfo_poller(2 ^ 22 + 7) }
       assert.is_nil(r[1])
       assert.matches("^mountinfo_poller /proc/%d+/mountinfo: .*%(ENOENT%)$", r[2])
       assert.are.equal(mountns.errno.ENOENT, r[3])
@@ -283,11 +284,11 @@ describe("watch", function()
         local r = scenario(function(sh1)
           local sh2 = peers(sh1)
           local out = { iter = {} }
-          local t0 = mountns.clock()
+          local t0 = core.clock()
           local it_fn, w = sh2:watch { timeout = 0.1, fallback = opts.fallback,
                                        run = function() sh1:mount("a", "/X/a", "tmpfs") end }
           for ev in it_fn, w do out.iter[#out.iter + 1] = watch.describe(ev) end
-          out.elapsed = mountns.clock() - t0
+          out.elapsed = core.clock() - t0
           out.closed_at_end = w.closed
           local seen = {}
           out.n = sh2:watch { timeout = 0.05, fallback = opts.fallback,
@@ -411,7 +412,7 @@ describe("watch", function()
         local m = require "mountns"
         local e = require "mountns.expect"
         local w = require "mountns.watch"
-        print(m.getuid(), m.scenario(function(sh1)
+        print(require("mountns.core").getuid(), m.scenario(function(sh1)
           sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
           sh1:mkdir("/X/a")
           local sh2 = sh1:unshare { propagation = "unchanged" }
@@ -448,7 +449,7 @@ describe("watch", function()
         assert(w:next(1))
         assert(mountns.umount(base .. "/a"))
         if i % 3 == 0 then w:close() end -- the others close in __gc
-        local p = assert(mountns.mountinfo_poller())
+        local p = assert(core.mountinfo_poller())
         if i % 2 == 0 then p:close() end
       end
       -- LuaJIT's compiled loop can keep the last handles in registers

@@ -2,6 +2,7 @@
 -- mount limit, thousands of scenarios in a row, symlinks, odd path bytes,
 -- and what an unprivileged user can (not) do. The host stays untouched.
 local mountns = require "mountns"
+local core = require "mountns.core"
 local expect = require "mountns.expect"
 local helper = require "helper"
 
@@ -10,7 +11,7 @@ local scenario = mountns.scenario
 -- PIDs of this process's children (to prove none is left behind)
 local function children()
   -- read directly: a shell would be a child of ours itself (Lua is one thread)
-  local pid = mountns.getpid()
+  local pid = core.getpid()
   local f = assert(io.open("/proc/" .. pid .. "/task/" .. pid .. "/children"))
   local out = f:read("*a")
   f:close()
@@ -104,9 +105,9 @@ describe("faults", function()
       end)
       ns:mkdir("/P/t")
       local before = #ns:mounts()
-      local t0 = mountns.clock()
+      local t0 = core.clock()
       local err = expect.fails("ENOSPC", ns.bind, ns, "/T", "/P/t", { recursive = true })
-      return { err = err, secs = mountns.clock() - t0, before = before,
+      return { err = err, secs = core.clock() - t0, before = before,
                after = #ns:mounts() }
     end, { timeout = 120 })
     assert.truthy(r.err:match("^rbind /T /P/t: No space left on device %(ENOSPC%)"))
@@ -194,7 +195,7 @@ describe("security", function()
       ns:mkdir(odd); ns:mount("odd src", odd, "tmpfs")
       ns:mkdir(odd .. "/sub"); ns:bind(odd, odd .. "/sub")
       local t = ns:mounts()
-      local raw = ns:run(function() return mountns.read_mountinfo() end)
+      local raw = ns:run(function() return core.read_mountinfo() end)
       local m = t:find(odd)
       return { target = m and m.target, source = m and m.source,
                bind = t:find(odd .. "/sub") ~= nil,
@@ -215,7 +216,7 @@ describe("security", function()
       local ok, err = m.unshare()
       print(ok == nil and err:match("%(EPERM%)") and "unshare: EPERM" or "unshare: allowed?!")
       print(m.isolate(function()
-        local uid = m.getuid()
+        local uid = require("mountns.core").getuid()
         -- root inside, but the host files stay closed to it
         local f = io.open("/etc/hostname", "a")
         -- inherited mounts are locked: it cannot uncover what is below them

@@ -150,12 +150,13 @@ describe("mountns run", function()
     it("stops the run at once: scenario killed, summary so far, exit 130", function()
       local a = write("slow.lua", [[
         local mountns = require "mountns"
+        local core = require "mountns.core"
         mountns.scenario("quick", function() end)
         mountns.scenario("slow", function()
-          print("started " .. mountns.getpid())
+          print("started " .. core.getpid())
           io.stdout:flush()
-          local r = mountns.pipe()
-          mountns.read_all(r, 20) -- nobody writes: 20 s
+          local r = core.pipe()
+          core.read_all(r, 20) -- nobody writes: 20 s
         end)
         mountns.scenario("never", function() print("NEVER") end)
       ]])
@@ -181,9 +182,10 @@ describe("mountns run", function()
     it("under --tap it is a bail-out", function()
       local a = write("slow2.lua", [[
         local mountns = require "mountns"
+        local core = require "mountns.core"
         mountns.scenario("slow", function()
           print("started"); io.stdout:flush()
-          mountns.read_all((mountns.pipe()), 20)
+          core.read_all((core.pipe()), 20)
         end)
       ]])
       local rc, out = interrupt("run --tap " .. a)
@@ -197,9 +199,10 @@ describe("mountns run", function()
     it("is every scenario's default timeout", function()
       local f = write("stuck.lua", [[
         local mountns = require "mountns"
-        mountns.scenario("stuck", function() mountns.read_all((mountns.pipe())) end)
+        local core = require "mountns.core"
+        mountns.scenario("stuck", function() core.read_all((core.pipe())) end)
         mountns.scenario("own timeout wins", function()
-          mountns.read_all((mountns.pipe()))
+          core.read_all((core.pipe()))
         end, { timeout = 0.2 })
       ]])
       local out = cli("run --timeout 0.3 " .. f)

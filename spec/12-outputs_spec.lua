@@ -3,6 +3,7 @@
 -- usage errors, watch endings and start-up paths. Crafted names are mounted
 -- only inside isolated children.
 local mountns = require "mountns"
+local core = require "mountns.core"
 local expect = require "mountns.expect"
 local watch = require "mountns.watch"
 local helper = require "helper"
@@ -310,7 +311,7 @@ describe("bin/mountns show", function()
     local spid = tonumber(sleeper:read("*l"))
     local p = spawn("show --watch --timeout 30 --interval 0.1 " .. spid)
     local header = p:read("*l")
-    assert(mountns.kill(spid, "TERM"))
+    assert(core.kill(spid, "TERM"))
     local rest = p:read("*a")
     p:close()
     sleeper:close()
@@ -321,7 +322,7 @@ describe("bin/mountns show", function()
   it("--watch ends on Ctrl-C (SIGINT) without a traceback, exit 130", function()
     local p, pid = spawn("show --watch --timeout 30")
     local header = p:read("*l")
-    assert(mountns.kill(pid, "INT"))
+    assert(core.kill(pid, "INT"))
     local rest = p:read("*a")
     p:close()
     assert.matches("^watching ", header)

@@ -4,6 +4,7 @@
 -- (issue 11); each case checks what the kernel did, or that the call
 -- raised a "bad argument" naming the function before any system call.
 local mountns = require "mountns"
+local core = require "mountns.core"
 local helper = require "helper"
 
 local isolate = mountns.isolate
@@ -92,7 +93,7 @@ describe("arguments", function()
     end)
 
     it("raises on a bad name, value or key, before the system call", function()
-      local parse = mountns._parse_flags
+      local parse = core._parse_flags
       has(raised(parse, "mount", { rdonly = true }), "(unknown flag 'rdonly')")
       has(raised(parse, "mount", { ro = 1 }),
         "(flag 'ro' must be true or false, got number)")
@@ -120,7 +121,7 @@ describe("arguments", function()
         local bad = base .. "/c\0garbage"
         local out = {}
         local function try(name, ...)
-          local ok, err = pcall(mountns[name], ...)
+          local ok, err = pcall(core[name], ...)
           out[#out + 1] = { name, not ok and tostring(err) or "no error" }
         end
         try("mount", "t", bad, "tmpfs")
@@ -287,7 +288,7 @@ describe("arguments", function()
       assert.matches("got [-]?n[a]n", e3)
       -- no pipe left open, no child left behind
       assert.are.equal(fds, helper.fd_count())
-      local f = io.open("/proc/self/task/" .. mountns.getpid() .. "/children")
+      local f = io.open("/proc/self/task/" .. core.getpid() .. "/children")
       if f then
         local kids = f:read("*a")
         f:close()

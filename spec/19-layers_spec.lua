@@ -154,4 +154,36 @@ describe("layers", function()
       assert.same({}, others)
     end)
   end)
+
+  describe("the public API", function()
+    local readme = read(ROOT .. "/README.md")
+    local function documented(name)
+      local n = name:gsub("%p", "%%%0")
+      return readme:find("mountns%." .. n .. "%f[^%w_]") ~= nil
+        or readme:find("`" .. n .. "[(`]") ~= nil
+    end
+
+    it("exports what the README documents, and no plumbing of the core", function()
+      local mountns = require "mountns"
+      local core = require "mountns.core"
+      local undocumented, plumbing = {}, {}
+      for name in pairs(mountns) do
+        if not documented(name) then undocumented[#undocumented + 1] = name end
+      end
+      for name in pairs(core) do
+        if not documented(name) then
+          plumbing[#plumbing + 1] = name
+          assert.is_nil(rawget(mountns, name), "mountns." .. name .. " is plumbing")
+        end
+      end
+      table.sort(undocumented)
+      assert.same({}, undocumented)
+      -- the issue's examples stay reachable, in the core
+      for _, name in ipairs { "fork", "_exit", "pipe", "read_all" } do
+        assert.is_function(core[name])
+        assert.is_nil(mountns[name])
+      end
+      assert.truthy(#plumbing >= 4)
+    end)
+  end)
 end)

@@ -7,7 +7,7 @@ function helper.fd_count()
   collectgarbage("collect"); collectgarbage("collect")
   -- counted in C without a child process: `ls /proc/PID/fd` from a popen
   -- raced with the parent's own copy of the pipe
-  return assert(require("mountns").open_fds())
+  return assert(require("mountns.core").open_fds())
 end
 
 --- The text of the host's mountinfo, to prove a spec left it alone.

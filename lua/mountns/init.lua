@@ -1,7 +1,10 @@
 --- mountns: Linux mount namespaces and shared-subtree propagation for Lua.
 -- The C core (`mountns.core`) binds the system calls and the libmount
--- parser; this module re-exports it and adds the Lua policy on top: mount
--- tables with methods, `isolate`, scenarios and diffs.
+-- parser; this module exports the calls of it that the README documents
+-- and adds the Lua policy on top: mount tables with methods, `isolate`,
+-- scenarios, diffs and outputs. The rest of the core (fork, pipe, waitpid,
+-- clock, the fanotify and poll handles...) is the Lua layer's plumbing:
+-- `require "mountns.core"` where it is needed.
 -- @module mountns
 
 local core = require "mountns.core"
@@ -9,7 +12,18 @@ local mtable = require "mountns.table"
 local isolate = require "mountns.isolate"
 
 local M = {}
-for k, v in pairs(core) do M[k] = v end
+
+-- The README's "Core" and "The modern kernel interface" tables.
+for _, name in ipairs {
+  "unshare", "mount", "umount", "bind", "move", "remount",
+  "make_shared", "make_private", "make_slave", "make_unbindable",
+  "pivot_root", "chdir", "chroot", "mkdir", "symlink", "readdir", "exists",
+  "MS", "namespace", "escape", "errno",
+  "open_tree", "move_mount", "fsmount", "mount_setattr", "listmount", "statmount",
+  "features",
+} do
+  M[name] = core[name]
+end
 
 --- Parse mountinfo text into a mount table.
 -- @tparam string text the content of a /proc/PID/mountinfo file
