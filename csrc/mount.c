@@ -623,6 +623,17 @@ static int lmns_mount_symlink(lua_State *L)
 				 target, linkpath);
 }
 
+/***
+The flag bits of mount(2) by name, as in `include/uapi/linux/mount.h`
+without the `MS_` prefix: `RDONLY NOSUID NODEV NOEXEC SYNCHRONOUS REMOUNT
+MANDLOCK DIRSYNC NOSYMFOLLOW NOATIME NODIRATIME BIND MOVE REC SILENT
+POSIXACL UNBINDABLE PRIVATE SLAVE SHARED RELATIME STRICTATIME LAZYTIME`.
+`mount` and `remount` take them where they take flag names (alone, or as
+elements of the list), passed to the kernel as given.
+@table MS
+@usage mountns.mount("/X", "/Y", nil, { mountns.MS.BIND, mountns.MS.REC })
+*/
+
 void lmns_mount_open(lua_State *L)
 {
 	static const luaL_Reg funcs[] = {
