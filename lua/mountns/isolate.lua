@@ -34,15 +34,17 @@ function M.private_namespace()
   if not ok then error(err, 0) end
 end
 
--- The child's side: set up, run, send an "o" (ok) frame with the
--- results, an "f" frame with a test framework's failure or an "e" frame
--- with the error; returns the exit status.
-local function child(r, w, fn, ...)
+-- The child's side: set up (`setup`, default private_namespace), run, send
+-- an "o" (ok) frame with the results, an "f" frame with a test framework's
+-- failure or an "e" frame with the error, and only then run what setup
+-- returned (the teardown: the parent decodes the result meanwhile);
+-- returns the exit status.
+local function child(setup, r, w, fn, ...)
   core.close_fd(r)
   local args = pack(...)
-  local failure = false
+  local failure, teardown = false, nil
   local ok, payload = xpcall(function()
-    M.private_namespace()
+    teardown = setup()
     local res = pack(fn(unpack(args, 1, args.n)))
     return child_proto.encode("result", res)
   end, function(e)
@@ -52,7 +54,72 @@ local function child(r, w, fn, ...)
     return M.traceback(child_proto.message(e), "isolate")
   end)
   pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))
+  core.close_fd(w)
+  if teardown then pcall(teardown) end
   return ok and 0 or 1
+end
+
+-- isolate_with's work, with the child's set-up as a parameter (`spawn`).
+local function spawn(setup, opts, level, fn, ...)
+  -- every option is checked before the fork: a raise after it would leave
+  -- the child and the pipe behind
+  argcheck.options(opts, "isolate_with", 1, { "timeout" }, level + 1)
+  local timeout = argcheck.seconds(opts.timeout, "isolate_with", 1, "option 'timeout'",
+    level + 1) or DEFAULT_TIMEOUT
+  -- probed once here, not in every child (the cache is inherited by fork)
+  core.features()
+  local r, w = assert(core.pipe())
+  local pid, ferr = child_proto.fork(child, setup, r, w, fn, ...)
+  if not pid then
+    core.close_fd(r); core.close_fd(w)
+    error("isolate: " .. ferr, level + 1)
+  end
+  core.close_fd(w)
+  local kind, body = child_proto.receive(r, timeout)
+  core.close_fd(r)
+  if kind == nil and body == "timeout" then
+    core.kill(pid, "KILL")
+    core.waitpid(pid)
+    error(string.format("isolate: child %d ran past its timeout of %g s "
+      .. "and was killed", pid, timeout), level + 1)
+  end
+  if kind == nil and body == "too large" then
+    core.kill(pid, "KILL")
+    core.waitpid(pid)
+    error(string.format("isolate: the result of child %d is larger than "
+      .. "%d bytes (mountns.child.MAX_BYTES)", pid, child_proto.MAX_BYTES), level + 1)
+  end
+  -- the result is decoded while the child tears its namespaces down
+  local decoded, vals
+  if kind == "o" then decoded, vals = pcall(child_proto.decode, body) end
+  local how, code = core.waitpid(pid)
+  if kind == "o" then
+    if not decoded then error("isolate: bad result from child: " .. vals, level + 1) end
+    return unpack(vals, 1, vals.n)
+  elseif kind == "e" then
+    error(body, 0)
+  elseif kind == "f" then
+    child_proto.raise_failure(body)
+  end
+  if how == "killed" then
+    error(string.format("isolate: child %d was killed by %s", pid, code), level + 1)
+  end
+  error(string.format("isolate: child %d exited with status %d and no "
+    .. "result", pid, code), level + 1)
+end
+
+--- Run fn(...) in a forked child set up by `setup` instead of
+-- `private_namespace` (plumbing for mountns.scenario, which enters its
+-- template namespace): setup() runs in the child first and may return a
+-- teardown function, run after the result was sent.
+-- @tparam function setup
+-- @tparam table opts as isolate_with's
+-- @tparam function fn
+-- @return fn's results
+function M.spawn(setup, opts, fn, ...)
+  -- not a tail call: the errors name the caller's line (level 3)
+  local res = pack(spawn(setup, opts, 2, fn, ...))
+  return unpack(res, 1, res.n)
 end
 
 --- Run fn(...) in an isolated child with options.
@@ -68,47 +135,8 @@ function M.isolate_with(opts, fn, ...)
     error("bad argument #2 to 'isolate_with' (function expected, got "
       .. type(fn) .. ")", 2)
   end
-  -- every option is checked before the fork: a raise after it would leave
-  -- the child and the pipe behind
-  argcheck.options(opts, "isolate_with", 1, { "timeout" }, 2)
-  local timeout = argcheck.seconds(opts.timeout, "isolate_with", 1, "option 'timeout'", 2)
-    or DEFAULT_TIMEOUT
-  local r, w = assert(core.pipe())
-  local pid, ferr = child_proto.fork(child, r, w, fn, ...)
-  if not pid then
-    core.close_fd(r); core.close_fd(w)
-    error("isolate: " .. ferr, 2)
-  end
-  core.close_fd(w)
-  local kind, body = child_proto.receive(r, timeout)
-  core.close_fd(r)
-  if kind == nil and body == "timeout" then
-    core.kill(pid, "KILL")
-    core.waitpid(pid)
-    error(string.format("isolate: child %d ran past its timeout of %g s "
-      .. "and was killed", pid, timeout), 2)
-  end
-  if kind == nil and body == "too large" then
-    core.kill(pid, "KILL")
-    core.waitpid(pid)
-    error(string.format("isolate: the result of child %d is larger than "
-      .. "%d bytes (mountns.child.MAX_BYTES)", pid, child_proto.MAX_BYTES), 2)
-  end
-  local how, code = core.waitpid(pid)
-  if kind == "o" then
-    local ok, vals = pcall(child_proto.decode, body)
-    if not ok then error("isolate: bad result from child: " .. vals, 2) end
-    return unpack(vals, 1, vals.n)
-  elseif kind == "e" then
-    error(body, 0)
-  elseif kind == "f" then
-    child_proto.raise_failure(body)
-  end
-  if how == "killed" then
-    error(string.format("isolate: child %d was killed by %s", pid, code), 2)
-  end
-  error(string.format("isolate: child %d exited with status %d and no "
-    .. "result", pid, code), 2)
+  local res = pack(spawn(M.private_namespace, opts, 2, fn, ...))
+  return unpack(res, 1, res.n)
 end
 
 --- Run fn(...) in an isolated child (timeout 60 s).

@@ -1,0 +1,88 @@
+-- bench/scenario_cost.lua: what an empty scenario costs as a function of
+-- the caller (issue 15): its mount table (20 mounts against 10,000) and
+-- its Lua heap (empty against 256 MB). Each caller is a worker process
+-- forked from here that first unshares a private mount namespace (the
+-- 10,000 tmpfs mounts are made there, never on the host) and then runs
+-- rounds of empty scenarios when asked; the workers' rounds alternate, so
+-- a load that comes and goes weighs on each alike. Prints the median time
+-- of one scenario per worker and the ratios to the baseline worker (20
+-- mounts, empty heap) of this same run.
+--   lua5.4 bench/scenario_cost.lua [rounds] [scenarios a round]
+local mountns = require "mountns"
+local core = require "mountns.core"
+local child = require "mountns.child"
+local isolate = require "mountns.isolate"
+
+local ROUNDS = tonumber(arg and arg[1]) or 9
+local RUNS = tonumber(arg and arg[2]) or 20
+local HOST = 0
+for _ in io.lines("/proc/self/mountinfo") do HOST = HOST + 1 end
+
+local WORKERS = {
+  { name = string.format("%d caller mounts (baseline)", HOST), mounts = 0, heap = 0 },
+  { name = string.format("%d caller mounts", HOST + 10000), mounts = 10000, heap = 0 },
+  { name = "256 MB caller Lua heap", mounts = 0, heap = 256 },
+}
+
+local function empty() end
+
+-- The worker: its own namespace, its mounts and heap, then a round of
+-- RUNS scenarios per "r" read from cmd; the round's seconds go to res.
+local function worker(w, cmd_r, res_w)
+  isolate.private_namespace()
+  if w.mounts > 0 then
+    assert(core.mount("bench", "/mnt", "tmpfs", nil, "mode=0755"))
+    for i = 1, w.mounts do
+      local p = "/mnt/" .. i
+      assert(core.mkdir(p))
+      assert(core.mount("m" .. i, p, "tmpfs", nil, "size=4k"))
+    end
+  end
+  local heap = {}
+  for i = 1, w.heap * 1024 do -- 1 KB strings, each its own
+    heap[i] = string.rep(string.format("%07d", i), 128)
+  end
+  mountns.scenario(empty) -- the first one makes the template
+  while true do
+    local cmd = core.read_exact(cmd_r, 1)
+    if cmd ~= "r" then break end
+    local t0 = core.clock()
+    for _ = 1, RUNS do mountns.scenario(empty) end
+    assert(child.send(res_w, "o", tostring(core.clock() - t0)))
+  end
+  return #heap > -1 and 0 or 1
+end
+
+for _, w in ipairs(WORKERS) do
+  local cmd_r, cmd_w = assert(core.pipe())
+  local res_r, res_w = assert(core.pipe())
+  w.pid = assert(child.fork(worker, w, cmd_r, res_w))
+  core.close_fd(cmd_r); core.close_fd(res_w)
+  w.cmd, w.res, w.times = cmd_w, res_r, {}
+end
+
+for _ = 1, ROUNDS do
+  for _, w in ipairs(WORKERS) do
+    assert(core.write_fd(w.cmd, "r"))
+    local kind, body = child.receive(w.res, 600)
+    assert(kind == "o", "worker failed: " .. tostring(body))
+    w.times[#w.times + 1] = tonumber(body) / RUNS * 1000
+  end
+end
+for _, w in ipairs(WORKERS) do
+  -- "q", not EOF: the workers forked later hold copies of this pipe
+  assert(core.write_fd(w.cmd, "q"))
+  core.close_fd(w.cmd); core.close_fd(w.res)
+  core.waitpid(w.pid)
+  table.sort(w.times)
+  w.median = w.times[math.floor((#w.times + 1) / 2)]
+end
+
+local base = WORKERS[1].median
+print(string.format("empty scenario, median of %d rounds of %d, one scenario:", ROUNDS, RUNS))
+for _, w in ipairs(WORKERS) do
+  print(string.format("  %-34s %8.3f ms  %6.2fx", w.name, w.median, w.median / base))
+end
+print(string.format("target: 10,000 mounts <= 1.5x: %s; 256 MB heap <= 1.5x: %s",
+  WORKERS[2].median / base <= 1.5 and "holds" or "DOES NOT HOLD",
+  WORKERS[3].median / base <= 1.5 and "holds" or "DOES NOT HOLD"))
