@@ -288,11 +288,15 @@ describe("mountns core", function()
     end)
 
     it("rejects bad options before any system call", function()
-      assert.has_error(function() mountns.unshare { propagation = "bogus" } end,
-        "bad argument #1 to 'unshare' (option 'propagation': invalid value 'bogus')")
-      assert.has_error(function() mountns.unshare { mount = "yes" } end)
-      assert.has_error(function() mountns.unshare { map_root = true } end)
-      assert.has_error(function() mountns.unshare("x") end)
+      -- in an isolated child: a regression that reached the system call
+      -- must not act on the namespace the suite runs in
+      isolate(function()
+        assert.has_error(function() mountns.unshare { propagation = "bogus" } end,
+          "bad argument #1 to 'unshare' (option 'propagation': invalid value 'bogus')")
+        assert.has_error(function() mountns.unshare { mount = "yes" } end)
+        assert.has_error(function() mountns.unshare { map_root = true } end)
+        assert.has_error(function() mountns.unshare("x") end)
+      end)
     end)
   end)
 
@@ -457,55 +461,71 @@ describe("mountns core", function()
 
   describe("bad arguments raise errors naming the argument", function()
     it("unknown flags", function()
-      assert.has_error(function() mountns.mount("a", "/b", "tmpfs", "ro,bogus") end,
-        "bad argument #4 to 'mount' (unknown flag 'bogus')")
-      assert.has_error(function() mountns.umount("/b", { "detach", "soon" }) end,
-        "bad argument #2 to 'umount' (unknown flag 'soon')")
-      assert.has_error(function() mountns.umount("/b", { 1 }) end)
-      -- integers are raw MS_ bits (mountns.MS): a negative or fractional
-      -- one raises before the system call
-      assert.has_error(function() mountns.mount("a", "/b", "t", -7) end,
-        "bad argument #4 to 'mount' (flags: -7 is not a set of flag bits (an integer "
-        .. "from 0 to 2^32-1: mountns.MS))")
-      assert.has_error(function() mountns.mount("a", "/b", "t", { "ro", 0.5 }) end)
+      -- in an isolated child: a regression that reached the system call
+      -- must not act on the namespace the suite runs in
+      isolate(function()
+        assert.has_error(function() mountns.mount("a", "/b", "tmpfs", "ro,bogus") end,
+          "bad argument #4 to 'mount' (unknown flag 'bogus')")
+        assert.has_error(function() mountns.umount("/b", { "detach", "soon" }) end,
+          "bad argument #2 to 'umount' (unknown flag 'soon')")
+        assert.has_error(function() mountns.umount("/b", { 1 }) end)
+        -- integers are raw MS_ bits (mountns.MS): a negative or fractional
+        -- one raises before the system call
+        assert.has_error(function() mountns.mount("a", "/b", "t", -7) end,
+          "bad argument #4 to 'mount' (flags: -7 is not a set of flag bits (an integer "
+          .. "from 0 to 2^32-1: mountns.MS))")
+        assert.has_error(function() mountns.mount("a", "/b", "t", { "ro", 0.5 }) end)
+      end)
     end)
 
     it("wrong types", function()
-      assert.has_error(function() mountns.bind(nil, "/x") end)
-      assert.has_error(function() mountns.bind("/x", "/y", { recursive = "yes" }) end,
-        "bad argument #3 to 'bind' (option 'recursive' must be a boolean, got string)")
-      assert.has_error(function() mountns.isolate("nope") end)
-      assert.has_error(function() mountns.namespace(nil, "mount") end)
+      -- in an isolated child: a regression that reached the system call
+      -- must not act on the namespace the suite runs in
+      isolate(function()
+        assert.has_error(function() mountns.bind(nil, "/x") end)
+        assert.has_error(function() mountns.bind("/x", "/y", { recursive = "yes" }) end,
+          "bad argument #3 to 'bind' (option 'recursive' must be a boolean, got string)")
+        assert.has_error(function() mountns.isolate("nope") end)
+        assert.has_error(function() mountns.namespace(nil, "mount") end)
+      end)
     end)
 
     it("misspelt option keys", function()
-      assert.has_error(function() mountns.bind("/a", "/b", { recrsive = true }) end,
-        "bad argument #3 to 'bind' (unknown option 'recrsive')")
-      assert.has_error(function() mountns.make_shared("/a", { recursve = true }) end,
-        "bad argument #2 to 'make_shared' (unknown option 'recursve')")
-      assert.has_error(function() mountns.remount("/a", nil, nil, { bnd = true }) end,
-        "bad argument #4 to 'remount' (unknown option 'bnd')")
-      assert.has_error(function() mountns.mkdir("/a", { parent = true }) end,
-        "bad argument #2 to 'mkdir' (unknown option 'parent')")
-      assert.has_error(function() mountns.unshare { propgation = "private" } end,
-        "bad argument #1 to 'unshare' (unknown option 'propgation')")
-      assert.has_error(function() mountns.isolate_with({ timout = 1 }, print) end,
-        "bad argument #1 to 'isolate_with' (unknown option 'timout')")
-      assert.has_error(function() mountns.isolate(42) end,
-        "bad argument #1 to 'isolate' (function expected, got number)")
+      -- in an isolated child: a regression that reached the system call
+      -- must not act on the namespace the suite runs in
+      isolate(function()
+        assert.has_error(function() mountns.bind("/a", "/b", { recrsive = true }) end,
+          "bad argument #3 to 'bind' (unknown option 'recrsive')")
+        assert.has_error(function() mountns.make_shared("/a", { recursve = true }) end,
+          "bad argument #2 to 'make_shared' (unknown option 'recursve')")
+        assert.has_error(function() mountns.remount("/a", nil, nil, { bnd = true }) end,
+          "bad argument #4 to 'remount' (unknown option 'bnd')")
+        assert.has_error(function() mountns.mkdir("/a", { parent = true }) end,
+          "bad argument #2 to 'mkdir' (unknown option 'parent')")
+        assert.has_error(function() mountns.unshare { propgation = "private" } end,
+          "bad argument #1 to 'unshare' (unknown option 'propgation')")
+        assert.has_error(function() mountns.isolate_with({ timout = 1 }, print) end,
+          "bad argument #1 to 'isolate_with' (unknown option 'timout')")
+        assert.has_error(function() mountns.isolate(42) end,
+          "bad argument #1 to 'isolate' (function expected, got number)")
+      end)
     end)
 
     it("leak no fd over many failing calls", function()
-      local before = helper.fd_count()
-      for _ = 1, 2000 do
-        mountns.bind("/no/such", "/no/where")
-        mountns.namespace(999999999)
-        mountns.mountinfo(999999999)
-        mountns.parse_mountinfo("garbage")
-        local ns = mountns.namespace()
-        ns:close()
-      end
-      assert.are.equal(before, helper.fd_count())
+      -- in an isolated child: a regression that reached the system call
+      -- must not act on the namespace the suite runs in
+      isolate(function()
+        local before = helper.fd_count()
+        for _ = 1, 2000 do
+          mountns.bind("/no/such", "/no/where")
+          mountns.namespace(999999999)
+          mountns.mountinfo(999999999)
+          mountns.parse_mountinfo("garbage")
+          local ns = mountns.namespace()
+          ns:close()
+        end
+        assert.are.equal(before, helper.fd_count())
+      end)
     end)
   end)
 end)
