@@ -67,7 +67,8 @@ test: deps
 	$(MAKE) lint
 
 lint:
-	luacheck -q --no-color lua spec bin examples bench
+	luacheck -q --no-color lua spec bin examples bench doc
+	$(LUA) doc/layers.lua
 
 demo: deps
 	$(MAKE) all

@@ -1,8 +1,9 @@
 -- The layers of the Lua modules (doc/architecture.md, "Lua layers"), and
 -- the check that their require graph keeps them: every `require
--- "mountns.x"` in lua/mountns/*.lua (at the top or inside a function: a
--- lazy require is an arrow too) points to a module of the same layer or a
--- lower one, and the graph has no circle. Run from the tree's top:
+-- "mountns.x"` in lua/mountns/*.lua points to a module of the same layer or
+-- a lower one, the graph has no circle, and every require is a plain one at
+-- the top of its file (a require inside a function hides an arrow until it
+-- runs; it is reported, and counted as an arrow). Run from the tree's top:
 --   lua doc/layers.lua [dir]   (dir: default lua/mountns)
 -- Prints one line per problem and exits 1, else prints nothing.
 
@@ -43,7 +44,7 @@ function M.graph(dir)
       local code = line:gsub("%-%-.*$", "") -- not in comments
       for mod in code:gmatch("require%s*%(?%s*[\"'](mountns[%w_.]*)[\"']") do
         local to = mod == "mountns" and "init" or mod:match("^mountns%.([%w_]+)$")
-        if to then edges[#edges + 1] = { to = to, line = n } end
+        if to then edges[#edges + 1] = { to = to, line = n, lazy = line:match("^%s") ~= nil } end
       end
     end
     graph[name] = edges
@@ -60,6 +61,10 @@ function M.check(graph, names)
       problems[#problems + 1] = name .. ".lua: no layer (add it to doc/layers.lua)"
     end
     for _, e in ipairs(graph[name]) do
+      if e.lazy then
+        problems[#problems + 1] = string.format("%s.lua:%d: requires %s inside a function",
+          name, e.line, e.to)
+      end
       if rank[name] and rank[e.to] and rank[e.to] > rank[name] then
         problems[#problems + 1] = string.format("%s.lua:%d: requires %s, a higher layer (%d > %d)",
           name, e.line, e.to, rank[e.to], rank[name])

@@ -67,6 +67,22 @@ describe("layers", function()
       assert.equal("", helper.sh("cd " .. ROOT .. " && " .. helper.LUA .. " doc/layers.lua"))
     end)
 
+    it("doc/architecture.md's Lua table places each module as doc/layers.lua does", function()
+      local doc = read(ROOT .. "/doc/architecture.md")
+      local lua_part = assert(doc:match("\n## Lua layers\n(.*)$"))
+      local in_doc, layer = {}, nil
+      for row in lua_part:gmatch("\n(|[^\n]*)") do
+        local n, mod = row:match("^| (%d+) [^|]*| `([%w_.]+)`")
+        if n then layer = tonumber(n) else mod = row:match("^| | `([%w_.]+)`") end
+        if mod then in_doc[(mod:gsub("^mountns%.", ""))] = layer end
+      end
+      local in_script = {}
+      for i, names in ipairs(layers.LAYERS) do
+        for _, name in ipairs(names) do in_script[name] = i - 1 end
+      end
+      assert.same(in_script, in_doc)
+    end)
+
     it("finds a circle, a lazy require, an upward arrow and a module without a layer", function()
       local dir = helper.sh("mktemp -d")
       local function write(name, text)
@@ -75,7 +91,7 @@ describe("layers", function()
         f:close()
       end
       write("expect", 'local w = require "mountns.watch"\n')
-      write("watch", 'local function f() return require("mountns.expect").x end\n'
+      write("watch", 'local function f()\n  return require("mountns.expect").x end\n'
         .. '-- require "mountns.scenario" (a comment is no arrow)\n')
       write("table", "local s = require 'mountns.scenario'\n")
       write("scenario", "")
@@ -87,7 +103,8 @@ describe("layers", function()
         "circle: expect -> watch -> expect",
         "newthing.lua: no layer (add it to doc/layers.lua)",
         "table.lua:1: requires scenario, a higher layer (5 > 2)",
-        "watch.lua:1: requires expect, a higher layer (5 > 4)",
+        "watch.lua:2: requires expect inside a function",
+        "watch.lua:2: requires expect, a higher layer (5 > 4)",
       }, problems)
     end)
   end)

@@ -32,6 +32,7 @@ local mtable = require "mountns.table"
 local mdiff = require "mountns.diff"
 local record = require "mountns.record"
 local argcheck = require "mountns.args"
+local mounts = require "mountns.mounts"
 
 local M = {}
 
@@ -197,7 +198,7 @@ function Watch:read_table()
     self.listmount = false -- listmount of another namespace needs 6.10+
   end
   if is_scenario_ns(self.ns) then return self.ns:mounts() end
-  local t, err = require("mountns.mounts").mounts(self.handle)
+  local t, err = mounts.mounts(self.handle)
   if not t then error(err, 0) end
   return t
 end
