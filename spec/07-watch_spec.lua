@@ -382,10 +382,14 @@ describe("watch", function()
         local lines = isolate(function(fallback)
           local base = helper.sandbox()
           assert(mountns.mkdir(base .. "/a"))
-          -- bin/mountns by a relative path: the interpreter's own LUA_CPATH holds
-          local p = io.popen("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
-            .. " bin/mountns show --watch"
-            .. " --timeout 1.5 --interval 0.05" .. (fallback and " --fallback" or ""))
+          -- bin/mountns by a relative path: the interpreter's own LUA_CPATH holds.
+          -- The shell prints its PID and execs the watcher (env execs too):
+          -- the watcher is ended once its lines are read, not waited out
+          -- (--timeout only bounds a watcher that misses an event)
+          local p = io.popen("cd " .. helper.ROOT .. " && echo $$ && exec "
+            .. helper.lua_cmd() .. " bin/mountns show --watch"
+            .. " --timeout 10 --interval 0.05" .. (fallback and " --fallback" or ""))
+          local watcher = tonumber(p:read("*l"))
           local out = { p:read("*l") }
           assert(mountns.mount("a", base .. "/a", "tmpfs"))
           out[#out + 1] = p:read("*l")
@@ -394,6 +398,7 @@ describe("watch", function()
           assert(mountns.umount(base .. "/a"))
           out[#out + 1] = p:read("*l")
           out.id = mountns.namespace():id()
+          assert(core.kill(watcher, "TERM"))
           p:close()
           return out
         end, path.fallback)
