@@ -28,7 +28,7 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
-.PHONY: all deps test check lint demo bench diagrams doc clean
+.PHONY: all deps test check lint demo bench diagrams doc clean matrix matrix-deps
 
 all: $(MODULE)
 
@@ -73,6 +73,17 @@ lint:
 demo: deps
 	$(MAKE) all
 	$(LUA) bin/mountns run examples/article.lua
+
+# The suite and the examples inside virtual machines booting Debian's
+# kernels (vm/README.md): KERNELS="6.1 6.12", JOBS=2 at a time; one table.
+KERNELS ?= 6.1 6.12
+JOBS ?= 2
+matrix-deps:
+	$(MAKE) deps DEBS="qemu-system-x86 busybox-static"
+
+matrix: deps matrix-deps
+	$(MAKE) all
+	KERNELS="$(KERNELS)" JOBS=$(JOBS) vm/matrix
 
 # Every benchmark under bench/: ratios against baselines of the same run.
 bench: deps
