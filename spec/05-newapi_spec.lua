@@ -64,13 +64,29 @@ describe("new mount API", function()
       for _, k in ipairs { "open_tree", "move_mount", "fsmount",
           "mount_setattr", "idmap", "set_group", "beneath", "listmount",
           "statmount", "mntns_id", "listmount_ns", "statx_unique_id",
-          "statmount_complete" } do
+          "statmount_complete", "idmap_tmpfs", "fanotify_mounts" } do
         assert.is_boolean(features[k], k)
       end
       assert.is_number(features.statmount_mask)
       -- what it says matches what the calls do
       assert.are.equal(features.listmount, mountns.listmount() ~= nil)
       assert.are.same(features, mountns.features())
+    end)
+
+    -- what works, not only which calls exist: the same idmap and fanotify
+    -- calls made here, in a scenario, agree with what features() says
+    it("idmap_tmpfs and fanotify_mounts say what the kernel really does", function()
+      local idmapped, fan = isolate(function()
+        local m = assert(mountns.fsmount("tmpfs", {}, {}))
+        local userns = userns_handle("0 0 1")
+        local ok, err = mountns.mount_setattr(m, { idmap = userns })
+        local f = mountns.fanotify_mounts(assert(mountns.namespace()))
+        if f then f:close() end
+        return ok and true or err, f and true or false
+      end)
+      assert.are.equal(features.idmap_tmpfs, idmapped == true,
+        "idmap on a tmpfs: " .. tostring(idmapped))
+      assert.are.equal(features.fanotify_mounts, fan)
     end)
   end)
 
@@ -115,7 +131,7 @@ describe("new mount API", function()
     -- user's namespace does not have (it maps only the caller's own uid)
     helper.root_it("a user namespace mapping a range of IDs (0 1000 10)")(
     "makes an idmapped mount from a user namespace handle", function()
-      if not need("mount_setattr") then return end
+      if not need("idmap_tmpfs") then return end
       local owner, options = isolate(function()
         local base = helper.sandbox()
         assert(mountns.mkdir(base .. "/src")); assert(mountns.mkdir(base .. "/dst"))
@@ -141,7 +157,7 @@ describe("new mount API", function()
     -- so the idmap's one line moves that ID off 0, and the file's owner is
     -- then an ID the mount does not map: the kernel shows the overflow ID
     it("makes an idmapped mount whose map leaves the owner out (any user)", function()
-      if not need("mount_setattr") then return end
+      if not need("idmap_tmpfs") then return end
       local owner, options = isolate(function()
         local base = helper.sandbox()
         assert(mountns.mkdir(base .. "/src")); assert(mountns.mkdir(base .. "/dst"))
@@ -185,7 +201,7 @@ describe("new mount API", function()
 
     it("attaches a detached fsmount tmpfs", function()
       if not need("fsmount") then return end
-      local detached, r = isolate(function()
+      local detached, r, inodes = isolate(function()
         local base = helper.sandbox()
         assert(mountns.mkdir(base .. "/a"))
         local n = #mountns.mountinfo()
@@ -194,13 +210,18 @@ describe("new mount API", function()
         local d = #mountns.mountinfo() == n
         assert(mountns.move_mount(m, base .. "/a"))
         m:close()
-        return d, mountns.mountinfo():find(base .. "/a")
+        -- a plain tmpfs shows what this kernel's config adds (inode64
+        -- where CONFIG_TMPFS_INODE64=y, as Debian's)
+        assert(mountns.mkdir(base .. "/plain"))
+        assert(mountns.mount("p", base .. "/plain", "tmpfs"))
+        local plain = mountns.mountinfo():find(base .. "/plain").super_options
+        return d, mountns.mountinfo():find(base .. "/a"), plain:match(",inode%d%d$") or ""
       end)
       assert.is_true(detached)
       assert.are.equal("tmpfs", r.fstype)
       assert.are.equal("fresh", r.source)
       assert.are.equal("rw,nodev,noexec,relatime", r.options)
-      assert.are.equal("rw,size=2048k,mode=711" .. helper.TMPFS_OWNER, r.super_options)
+      assert.are.equal("rw,size=2048k,mode=711" .. helper.TMPFS_OWNER .. inodes, r.super_options)
     end)
 
     it("fsmount failures name the fsconfig key and the kernel's message", function()

@@ -18,6 +18,11 @@ local has_fanotify = isolate(function()
   return w ~= nil
 end)
 
+-- Whether the kernel can name a mount of a scenario namespace by its
+-- unique ID (statmount, 6.8; listmount of another namespace, 6.10): then
+-- every event carries one, on both paths.
+local unique_ids = mountns.features().statmount and mountns.features().listmount_ns
+
 -- Both paths where the kernel has fanotify mount events, else the fallback
 -- only (the fanotify specs are pending then).
 local PATHS = { { name = "fanotify", fallback = false }, { name = "poll", fallback = true } }
@@ -43,6 +48,43 @@ describe("watch", function()
   local host_before
   setup(function() host_before = helper.host_mountinfo() end)
   teardown(function() assert.are.equal(host_before, helper.host_mountinfo()) end)
+
+  -- the poll path's table on kernels with listmount but incomplete
+  -- statmount (6.8-6.12): mountinfo records given the unique IDs
+  it("with_unique_ids gives mountinfo records the unique IDs statmount gives", function()
+    local f = mountns.features()
+    if not (f.listmount and f.statmount and f.listmount_ns) then
+      pending("this kernel lacks listmount/statmount by namespace ID")
+      return
+    end
+    local r = scenario(function(sh1)
+      sh1:mkdir("/A"); sh1:mount("a", "/A", "tmpfs")
+      sh1:mkdir("/A/b"); sh1:mount("b", "/A/b", "tmpfs")
+      local with_unique_ids = require("mountns.mounts").with_unique_ids
+      -- from outside (the watch's case) and from inside the namespace
+      local outside = with_unique_ids(mountns.table.new(sh1:run(function()
+        return assert(mountns.mountinfo()) end)), sh1:handle())
+      local inside = mountns.table.new(sh1:run(function()
+        return with_unique_ids(assert(mountns.mountinfo()))
+      end))
+      local out = {}
+      for _, target in ipairs { "/", "/A", "/A/b" } do
+        local m, n = outside:find(target), inside:find(target)
+        out[target] = { m.unique_id, m.parent_unique_id, n.unique_id, n.parent_unique_id,
+                        sh1:run(function()
+          local s = mountns.statmount(target)
+          return s.unique_id, s.parent_unique_id
+        end) }
+      end
+      return out
+    end)
+    for _, target in ipairs { "/", "/A", "/A/b" } do
+      local got = r[target]
+      assert.is_number(got[1], target)
+      assert.are.same({ got[5], got[6] }, { got[1], got[2] }, target)
+      assert.are.same({ got[5], got[6] }, { got[3], got[4] }, target)
+    end
+  end)
 
   describe("core", function()
     local fit = has_fanotify and it or pending
@@ -169,8 +211,14 @@ describe("watch", function()
                 master = ev.mount.master, same_ns = ev.ns == ({ sh1, sh2, sl, priv })[i] }
             end
           end
-          out.uids = { sh1:find("/X/a").unique_id, sh2:find("/X/a").unique_id,
-                       sl:find("/X/a").unique_id }
+          -- the unique ID, where the table has none, from statmount (6.8)
+          local function uid(ns)
+            return ns:find("/X/a").unique_id or ns:run(function()
+              local m = mountns.statmount("/X/a")
+              return m and m.unique_id
+            end)
+          end
+          out.uids = { uid(sh1), uid(sh2), uid(sl) }
           -- one way only: a mount in the slave reaches no one else
           sl:mkdir("/X/s"); sl:mount("s", "/X/s", "tmpfs")
           out.from_slave = {}
@@ -188,6 +236,8 @@ describe("watch", function()
           assert.is_true(evs[1].same_ns)
           -- the event names the very mount the namespace's table has
           assert.are.equal(r.uids[i], evs[1].uid)
+          -- and by its unique ID wherever the kernel has one for it
+          if unique_ids then assert.is_number(evs[1].uid, "namespace " .. i) end
         end
         assert.are.same({}, r.events[4])
         -- the copies in sh1 and sh2 are one peer group, sl's is its slave

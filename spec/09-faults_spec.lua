@@ -105,14 +105,11 @@ describe("faults", function()
       end)
       ns:mkdir("/P/t")
       local before = #ns:mounts()
-      local t0 = core.clock()
       local err = expect.fails("ENOSPC", ns.bind, ns, "/T", "/P/t", { recursive = true })
-      return { err = err, secs = core.clock() - t0, before = before,
-               after = #ns:mounts() }
+      return { err = err, before = before, after = #ns:mounts() }
     end, { timeout = 120 })
     assert.truthy(r.err:match("^rbind /T /P/t: No space left on device %(ENOSPC%)"))
     assert.are.equal(r.before, r.after) -- refused as a whole: no half-applied copy
-    assert.is_true(r.secs < 1)
   end)
 
   -- #novalgrind: under valgrind RSS is valgrind's, and the loop takes minutes
@@ -155,19 +152,23 @@ describe("security", function()
   -- #novalgrind: valgrind 3.19 answers open_tree with ENOSYS
   it("open_tree with nofollow (AT_SYMLINK_NOFOLLOW) takes the link, not its target #novalgrind",
      function()
-    local followed, link = scenario(function(ns)
+    local r = scenario(function(ns)
       ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
       ns:symlink("/X", "/L")
+      -- mount fds compare by the mount they hold (statx's mount ID: 5.8+,
+      -- no statmount needed)
       return ns:run(function()
         local a = assert(mountns.open_tree("/L"))
         local b = assert(mountns.open_tree("/L", { nofollow = true }))
-        local ra, rb = assert(mountns.statmount(a)), assert(mountns.statmount(b))
-        a:close(); b:close()
-        return ra.source, rb.target
+        local x, root = assert(mountns.open_tree("/X")), assert(mountns.open_tree("/"))
+        local same = { a == x, b == root, a == b }
+        a:close(); b:close(); x:close(); root:close()
+        return same
       end)
     end)
-    assert.are.equal("x", followed)   -- through the link: the mount on /X
-    assert.are.equal("/", link)       -- the link itself lives on the root mount
+    assert.is_true(r[1])    -- through the link: the mount on /X
+    assert.is_true(r[2])    -- the link itself lives on the root mount
+    assert.is_false(r[3])
   end)
 
   it("the nosymfollow mount option stops path walks at symlinks", function()

@@ -68,6 +68,64 @@ M.mounts = require("mountns.mounts").mounts
 --- Run a shell transcript against scenario namespaces (see `mountns.shell`).
 M.shell = require("mountns.shell").shell
 M.isolate = isolate.isolate
+
+-- A user namespace handle (root inside is the caller), held by a
+-- grandchild that waits on a pipe; nil when it cannot be made. For the
+-- probe below: runs inside isolate's child.
+local function userns_handle()
+  local r1, w1 = assert(core.pipe())
+  local r2, w2 = assert(core.pipe())
+  local pid = assert(core.fork())
+  if pid == 0 then
+    core.close_fd(r1); core.close_fd(w2)
+    if core.unshare { mount = false, user = true, map_root = true } then
+      core.write_fd(w1, "r")
+    end
+    core.read_exact(r2, 1)
+    core._exit(0)
+  end
+  core.close_fd(w1); core.close_fd(r2)
+  local h = core.read_exact(r1, 1) == "r" and core.namespace(pid, "user")
+  core.close_fd(w2); core.close_fd(r1)
+  core.waitpid(pid)
+  return h
+end
+
+-- What works, tried for real in a throw-away namespace (isolate's child):
+-- idmap_tmpfs, a detached tmpfs (fsmount) given an idmap (tmpfs allows it
+-- from Linux 6.3); fanotify_mounts, fanotify's mount events marked on the
+-- namespace (6.15). Nothing is attached anywhere.
+local function probe_works()
+  local ok, idmap_tmpfs, fanotify = pcall(isolate.isolate, function()
+    local m = core.fsmount("tmpfs", {}, {})
+    local userns = m and userns_handle()
+    local idmapped = userns and core.mount_setattr(m, { idmap = userns }) and true
+    local h = core.namespace()
+    local fan = h and core.fanotify_mounts(h)
+    if fan then fan:close() end
+    return idmapped or false, fan and true or false
+  end)
+  if not ok then return false, false end
+  return idmap_tmpfs, fanotify
+end
+
+local probed
+--- Which modern paths this kernel offers and what works: `mountns.core`'s
+-- `features()` (the calls, statmount's mask, listmount by namespace ID)
+-- plus what works here, probed once per process in a throw-away
+-- namespace: `idmap_tmpfs` (an idmapped mount of a tmpfs: Linux 6.3+, and
+-- a caller allowed to make one) and `fanotify_mounts` (fanotify's mount
+-- events: 6.15+, CAP_SYS_ADMIN over the namespace).
+-- @treturn table a fresh copy each call
+function M.features()
+  if not probed then
+    probed = core.features()
+    probed.idmap_tmpfs, probed.fanotify_mounts = probe_works()
+  end
+  local copy = {}
+  for k, v in pairs(probed) do copy[k] = v end
+  return copy
+end
 M.isolate_with = isolate.isolate_with
 M.table = mtable
 

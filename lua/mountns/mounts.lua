@@ -107,6 +107,35 @@ function M.path(other)
   return "mountinfo"
 end
 
+--- Give the records of a mountinfo table their unique mount IDs
+-- (`unique_id`, `parent_unique_id`) where the kernel has listmount and
+-- statmount (Linux 6.8; another namespace: listmount by namespace ID)
+-- without complete records (6.12's statmount has no source): statmount's
+-- records carry both the reused ID mountinfo shows and the unique one.
+-- A record whose ID and parent ID match no listed mount (gone or reused in
+-- between) keeps none. Changes `t` in place.
+-- @tparam table t a mount table from mountinfo
+-- @param[opt] h the namespace handle it was read from; nil: the caller's
+-- @treturn table t
+function M.with_unique_ids(t, h)
+  local f = core.features()
+  local other = h ~= nil and not is_own(h)
+  if not (f.listmount and f.statmount) or (other and not f.listmount_ns) then
+    return t
+  end
+  local list = core.listmount { stat = true, ns = other and h or nil }
+  if not list then return t end
+  local by_id = {}
+  for _, r in ipairs(list) do by_id[r.id] = r end
+  for _, m in ipairs(t) do
+    local r = by_id[m.id]
+    if r and r.parent_id == m.parent_id then
+      m.unique_id, m.parent_unique_id = r.unique_id, r.parent_unique_id
+    end
+  end
+  return t
+end
+
 --- The mount table of a namespace.
 -- @param[opt] ns a namespace handle (`mountns.namespace(pid)`), an object
 -- with a `:handle()` method returning one, or nil for the caller's

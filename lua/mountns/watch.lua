@@ -186,8 +186,9 @@ end
 --- The mount table of the watched namespace: listmount + statmount where
 -- the kernel has them complete (6.13+), whose records carry the unique IDs
 -- fanotify names and that tell a moved mount from a new one; else what
--- `ns:mounts()` / `mountns.mounts` read (mountinfo, no unique IDs: a move
--- then shows as a detach and an attach).
+-- `ns:mounts()` / `mountns.mounts` read (mountinfo), given unique IDs where
+-- the kernel has listmount (6.8+; before, a move shows as a detach and an
+-- attach).
 function Watch:read_table()
   if self.listmount == nil then
     self.listmount = core.features().statmount_complete and true or false
@@ -197,10 +198,15 @@ function Watch:read_table()
     if t then return mtable.new(t) end
     self.listmount = false -- listmount of another namespace needs 6.10+
   end
-  if is_scenario_ns(self.ns) then return self.ns:mounts() end
-  local t, err = mounts.mounts(self.handle)
-  if not t then error(err, 0) end
-  return t
+  local t, err
+  if is_scenario_ns(self.ns) then t = self.ns:mounts()
+  else
+    t, err = mounts.mounts(self.handle)
+    if not t then error(err, 0) end
+  end
+  -- unique IDs where the kernel has them (6.8+): events then name the
+  -- mount fanotify and statmount would
+  return mounts.with_unique_ids(t, self.handle)
 end
 
 local function check_open(self)
