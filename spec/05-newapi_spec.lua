@@ -80,7 +80,7 @@ describe("new mount API", function()
         local m = assert(mountns.fsmount("tmpfs", {}, {}))
         local userns = userns_handle("0 0 1")
         local ok, err = mountns.mount_setattr(m, { idmap = userns })
-        local f = mountns.fanotify_mounts(assert(mountns.namespace()))
+        local f = core.fanotify_mounts(assert(mountns.namespace()))
         if f then f:close() end
         return ok and true or err, f and true or false
       end)
