@@ -25,6 +25,8 @@ local isolate = require "mountns.isolate"
 local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
 
+local unpack = table.unpack or unpack -- luacheck: ignore
+
 local M = {}
 
 -- ---- escaping: one line per item, whatever it contains ---------------------
@@ -105,6 +107,20 @@ local function early_exit(how, code)
   return text
 end
 
+--- The number of online CPUs, from /sys/devices/system/cpu/online
+-- ("0-3,6"); 1 when it cannot be read. `mountns run`'s default `jobs`.
+-- @treturn int
+function M.cpus()
+  local f = io.open("/sys/devices/system/cpu/online")
+  local text = f and f:read("*l")
+  if f then f:close() end
+  local n = 0
+  for a, b in (text or ""):gmatch("(%d+)%-?(%d*)") do
+    n = n + (b ~= "" and tonumber(b) - tonumber(a) + 1 or 1)
+  end
+  return n > 0 and n or 1
+end
+
 --- Run scripts and print their verdict on stdout.
 -- @tparam {string,...} files the scripts, in order
 -- @tparam[opt] table opts `tap`: TAP version 14 instead of the plain report;
@@ -113,7 +129,10 @@ end
 -- same name); `timeout`: every scenario's default timeout in seconds;
 -- `golden`: after each passing scenario's line, the golden text of its
 -- namespaces at its end (`mountns.format.golden_text`), each line indented
--- by four spaces (`# ` under TAP), to paste into `expect.golden`.
+-- by four spaces (`# ` under TAP), to paste into `expect.golden`;
+-- `jobs`: how many scripts run at once (an integer >= 1, default 1); the
+-- report is the same whatever it is: a script's lines are held back until
+-- the scripts before it are reported, so the output comes in file order.
 -- SIGINT is blocked from here on (it stays so when run returns: the
 -- caller is about to exit) and read from a signalfd while it runs.
 -- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
@@ -125,8 +144,14 @@ function M.run(files, opts)
     argcheck.error("run", 1, "table expected, got " .. type(files), 2)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
-  opts = argcheck.options(opts, "run", 2, { "tap", "dot", "golden", "timeout" }, 2)
+  opts = argcheck.options(opts, "run", 2, { "tap", "dot", "golden", "timeout", "jobs" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
+  local jobs = opts.jobs
+  if jobs == nil then jobs = 1 end
+  if type(jobs) ~= "number" or jobs < 1 or jobs ~= math.floor(jobs) or jobs == math.huge then
+    argcheck.error("run", 2, "option 'jobs': an integer >= 1 expected, got "
+      .. tostring(jobs), 2)
+  end
   local tap = opts.tap
   local out = io.stdout
   local n, passed, failed = 0, 0, 0
@@ -138,25 +163,6 @@ function M.run(files, opts)
     out:flush()
   end
 
-  -- printed output, a line at a time; a last line without newline is
-  -- completed before the next result or at the script's end
-  local pending = ""
-  local function output(data)
-    pending = pending .. data
-    while true do
-      local nl = pending:find("\n", 1, true)
-      if not nl then break end
-      emit("# " .. core.escape(pending:sub(1, nl - 1)))
-      pending = pending:sub(nl + 1)
-    end
-  end
-  local function end_output()
-    if pending ~= "" then
-      emit("# " .. core.escape(pending))
-      pending = ""
-    end
-  end
-
   -- run --golden: the text indented (under TAP: "# "), a blank line blank
   local function golden_lines(text)
     for line in text:gmatch("([^\n]*)\n") do
@@ -166,7 +172,6 @@ function M.run(files, opts)
   end
 
   local function report(name, ok, err, secs)
-    end_output()
     n = n + 1
     if ok then passed = passed + 1 else failed = failed + 1 end
     if tap then
@@ -177,6 +182,57 @@ function M.run(files, opts)
                          (secs or 0) * 1000))
       if not ok then emit(lines_of(err or "failed", "    ")) end
     end
+  end
+
+  -- Each script's report is a list of items ({"line", text}, {"result",
+  -- name, ok, err, secs, golden}), rendered (numbered, counted, printed)
+  -- once every script before it is: the script at `head` streams its
+  -- items at once, the others hold them until their turn.
+  local scripts, head = {}, 1
+  local function flush()
+    while scripts[head] do
+      local st = scripts[head]
+      while st.shown < #st.items do
+        st.shown = st.shown + 1
+        local it = st.items[st.shown]
+        if it[1] == "line" then emit(it[2])
+        else
+          report(it[2], it[3], it[4], it[5])
+          if it[3] and it[6] then golden_lines(it[6]) end
+        end
+      end
+      if not st.finished then break end
+      st.items = nil -- reported: not kept for the rest of the run
+      head = head + 1
+    end
+  end
+  local function push(st, item)
+    st.items[#st.items + 1] = item
+    if st == scripts[head] then flush() end
+  end
+
+  -- printed output, a line at a time; a last line without newline is
+  -- completed before the next result or at the script's end
+  local function output(st, data)
+    local pending = st.pending .. data
+    while true do
+      local nl = pending:find("\n", 1, true)
+      if not nl then break end
+      push(st, { "line", "# " .. core.escape(pending:sub(1, nl - 1)) })
+      pending = pending:sub(nl + 1)
+    end
+    st.pending = pending
+  end
+  local function end_output(st)
+    if st.pending ~= "" then
+      push(st, { "line", "# " .. core.escape(st.pending) })
+      st.pending = ""
+    end
+  end
+  local function result(st, name, ok, err, secs, golden)
+    end_output(st)
+    st.results = st.results + 1
+    push(st, { "result", name, ok, err, secs, golden })
   end
 
   -- picture file stems: a script's base name, made unique in this run
@@ -211,88 +267,130 @@ function M.run(files, opts)
     return "", true -- a read error ends the stream like an EOF
   end
 
-  local interrupted = false
+  local running = {} -- the scripts whose process runs, in file order
 
-  local function run_one(path)
-    local first = n
-    local stem = opts.dot and stem_of(path)
+  -- Start the script's process; false if it could not start (reported).
+  local function start(path)
+    local st = { path = path, items = {}, shown = 0, pending = "", results = 0,
+                 pictures = 0, out_open = true, stem = opts.dot and stem_of(path) }
+    scripts[#scripts + 1] = st
     local ev_r, ev_w = assert(core.pipe())
     local out_r, out_w = assert(core.pipe())
     local ack_r, ack_w = assert(core.pipe())
     local pid, ferr = child_proto.fork(function()
       core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w); core.close_fd(sigfd)
+      for _, o in ipairs(running) do -- the other scripts' ends: not this one's
+        core.close_fd(o.ev_r); core.close_fd(o.out_r); core.close_fd(o.ack_w)
+      end
       return script_child(path, opts, ev_w, out_w, ack_r)
     end)
     if not pid then
       for _, fd in ipairs { ev_r, ev_w, out_r, out_w, ack_r, ack_w } do core.close_fd(fd) end
-      report(path, false, "cannot start its process: " .. tostring(ferr), 0)
+      result(st, path, false, "cannot start its process: " .. tostring(ferr), 0)
+      st.finished = true
+      flush()
       return
     end
     core.close_fd(ev_w); core.close_fd(out_w); core.close_fd(ack_r)
+    st.pid, st.ev_r, st.out_r, st.ack_w = pid, ev_r, out_r, ack_w
+    running[#running + 1] = st
+  end
 
-    local out_open, done, k = true, nil, 0
-    local function handle(ev)
-      if out_open then
-        local data, eof = drain(out_r)
-        output(data)
-        if eof then out_open = false end
+  local function read_output(st)
+    local data, eof = drain(st.out_r)
+    output(st, data)
+    if eof then st.out_open = false end
+  end
+
+  -- One event of the script's process.
+  local function handle(st, ev)
+    if st.out_open then read_output(st) end
+    if ev[1] == "result" then
+      local ok, err = ev.ok, ev.err
+      if ok and ev.dot and st.stem then
+        st.pictures = st.pictures + 1
+        local wrote, werr = picture(st.stem, st.pictures, ev.dot)
+        if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
       end
-      if ev[1] == "result" then
-        local ok, err = ev.ok, ev.err
-        if ok and ev.dot and stem then
-          k = k + 1
-          local wrote, werr = picture(stem, k, ev.dot)
-          if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
-        end
-        report(ev.name, ok, err, ev.secs)
-        if ok and ev.golden then golden_lines(ev.golden) end
-        core.write_fd(ack_w, "k") -- the script goes on
-      elseif ev[1] == "done" then
-        done = ev
-      end
+      result(st, ev.name, ok, err, ev.secs, ok and ev.golden or nil)
+      core.write_fd(st.ack_w, "k") -- the script goes on
+    elseif ev[1] == "done" then
+      st.done = ev
     end
-    while true do
-      local sig, ev_ready, out_ready
-      if out_open then
-        sig, ev_ready, out_ready = core.wait_any(nil, sigfd, ev_r, out_r)
-      else
-        sig, ev_ready = core.wait_any(nil, sigfd, ev_r)
-      end
-      if sig then interrupted = true; break end
-      if out_ready then
-        local data, eof = drain(out_r)
-        output(data)
-        if eof then out_open = false end
-      end
-      if ev_ready then
-        -- a frame is written whole: once it starts, the rest follows
-        local kind, body = child_proto.receive(ev_r)
-        if not kind then break end -- end of file: the script's process is gone
-        local okd, vals = pcall(child_proto.decode, body)
-        if kind == "o" and okd and type(vals[1]) == "table" then handle(vals[1]) end
-      end
+  end
+
+  -- The script's process is gone (or killed): reap it, end its report.
+  local function finish(st, interrupted)
+    local how, code = core.waitpid(st.pid)
+    if st.out_open then output(st, (drain(st.out_r))) end
+    core.close_fd(st.ev_r); core.close_fd(st.out_r); core.close_fd(st.ack_w)
+    for i, o in ipairs(running) do
+      if o == st then table.remove(running, i); break end
     end
-    if interrupted then core.kill(pid, "KILL") end
-    local how, code = core.waitpid(pid)
-    if out_open then output((drain(out_r))) end
-    core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w)
     if interrupted then return end
-    end_output()
+    end_output(st)
+    local done, path = st.done, st.path
     if not done then
-      report(path .. " exited early", false, early_exit(how, code), 0)
+      result(st, path .. " exited early", false, early_exit(how, code), 0)
     elseif not done.ok then
-      report(path, false, done.err, 0) -- an error outside any scenario
-    elseif n == first then
-      report(path .. " (no scenario ran)", false, "the script ran no scenario", 0)
+      result(st, path, false, done.err, 0) -- an error outside any scenario
+    elseif st.results == 0 then
+      result(st, path .. " (no scenario ran)", false, "the script ran no scenario", 0)
     end
+    st.finished = true
+    flush()
   end
 
+  local interrupted = false
   if tap then emit("TAP version 14") end
-  for _, path in ipairs(files) do
-    run_one(path)
-    if interrupted then break end
+  local next_file = 1
+  while true do
+    while #running < jobs and files[next_file] do
+      start(files[next_file])
+      next_file = next_file + 1
+    end
+    if #running == 0 then break end
+    local fds, owner = { sigfd }, { false }
+    for _, st in ipairs(running) do
+      fds[#fds + 1], owner[#owner + 1] = st.ev_r, st
+      if st.out_open then fds[#fds + 1], owner[#owner + 1] = st.out_r, st end
+    end
+    local ready = { core.wait_any(nil, unpack(fds)) }
+    if ready[1] then interrupted = true; break end
+    local ended = {}
+    for i = 2, #fds do
+      local st = owner[i]
+      if ready[i] and not ended[st] then
+        if fds[i] == st.out_r then
+          if st.out_open then read_output(st) end
+        else
+          -- a frame is written whole: once it starts, the rest follows
+          local kind, body = child_proto.receive(st.ev_r)
+          if not kind then
+            ended[st] = true -- end of file: the script's process is gone
+          else
+            local okd, vals = pcall(child_proto.decode, body)
+            if kind == "o" and okd and type(vals[1]) == "table" then handle(st, vals[1]) end
+          end
+        end
+      end
+    end
+    for i = 2, #fds do
+      local st = owner[i]
+      if ended[st] then ended[st] = nil; finish(st) end
+    end
   end
-  end_output()
+  if interrupted then
+    -- every script's process killed; what the script being reported
+    -- printed is shown, the scripts after it are not reported
+    local current = scripts[head]
+    for i = #running, 1, -1 do
+      local st = running[i]
+      core.kill(st.pid, "KILL")
+      finish(st, true)
+    end
+    if current then end_output(current) end
+  end
   core.close_fd(sigfd)
   if interrupted then
     if tap then emit("Bail out! interrupted") end

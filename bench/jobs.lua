@@ -1,0 +1,55 @@
+-- bench/jobs.lua: `mountns run -j 2` against `-j 1` (issue 15: -j 2 on 2
+-- cores >= 1.7x the throughput of -j 1 on the examples x 50). Each round
+-- runs bin/mountns over the examples repeated N times, once with -j 1 and
+-- once with -j 2, in alternating order, so a load that comes and goes
+-- weighs on both alike; prints the median wall time of each and the
+-- throughput ratio. The runner gives every file a private mount namespace
+-- of its own: nothing here touches the caller's.
+--   lua5.4 bench/jobs.lua [N (default 50)] [rounds (default 5)] [jobs (default 2)]
+local core = require "mountns.core"
+
+local N = tonumber(arg and arg[1]) or 50
+local ROUNDS = tonumber(arg and arg[2]) or 5
+local JOBS = tonumber(arg and arg[3]) or 2
+
+local examples = {}
+local p = assert(io.popen("ls examples/*.lua"))
+for f in p:lines() do examples[#examples + 1] = f end
+p:close()
+local files = {}
+for _ = 1, N do
+  for _, f in ipairs(examples) do files[#files + 1] = f end
+end
+local list = table.concat(files, " ")
+local lua = arg and arg[-1] or "lua5.4"
+
+local function run(j)
+  local t0 = core.clock()
+  local ok = os.execute(lua .. " bin/mountns run -j " .. j .. " " .. list .. " >/dev/null")
+  local t = core.clock() - t0
+  assert(ok == true or ok == 0, "bin/mountns run -j " .. j .. " failed")
+  return t
+end
+
+local function median(t)
+  table.sort(t)
+  return t[(#t + 1) // 2]
+end
+
+local times = { [1] = {}, [JOBS] = {} }
+for r = 1, ROUNDS do
+  local order = r % 2 == 1 and { 1, JOBS } or { JOBS, 1 }
+  for _, j in ipairs(order) do
+    local ts = times[j]
+    ts[#ts + 1] = run(j)
+  end
+end
+local f = io.open("/proc/loadavg")
+local load = f and f:read("*l") or "?"
+if f then f:close() end
+local t1, tj = median(times[1]), median(times[JOBS])
+print(string.format("mountns run: %d files (%d examples x %d), %d rounds, %d online CPUs, "
+  .. "loadavg %s", #files, #examples, N, ROUNDS, require("mountns.runner").cpus(), load))
+print(string.format("  -j 1: median %.2f s (%.1f files/s)", t1, #files / t1))
+print(string.format("  -j %d: median %.2f s (%.1f files/s)", JOBS, tj, #files / tj))
+print(string.format("  throughput -j %d / -j 1: %.2fx (target >= 1.7x on 2 cores)", JOBS, t1 / tj))

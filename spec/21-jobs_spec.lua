@@ -1,0 +1,188 @@
+-- bin/mountns run -j N: files run at once, the report the same as -j 1.
+-- The output of several files (a failure, an os.exit, prints, a last line
+-- without newline, an error outside a scenario) under -j 2 is byte for
+-- byte the output under -j 1, once the per-scenario milliseconds are
+-- removed; two files that wait for each other prove they ran at once;
+-- SIGINT kills every running file's process.
+local helper = require "helper"
+local runner = require "mountns.runner"
+
+local ROOT = helper.ROOT
+
+local function cli(args)
+  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns " .. args
+    .. " 2>&1; echo \"exit=$?\"")
+end
+
+-- the report without the per-scenario time, the only thing that differs
+local function untimed(out)
+  return (out:gsub(" %(%d+ ms%)\n", "\n"))
+end
+
+local dir
+local function write(name, text)
+  local path = dir .. "/" .. name
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+-- A scenario that passes on a fact of the kernel: its tmpfs is mounted.
+local PASSING = [[
+local mountns = require "mountns"
+local expect = require "mountns.expect"
+mountns.scenario("%s", function(ns)
+  ns:mkdir("/X"); ns:mount("%s", "/X", "tmpfs")
+  print("mounted %s"); io.stdout:flush()
+  expect.mounted(ns, "/X")
+end)
+]]
+
+-- Wait (up to 20 s) until the file `path` exists.
+local WAIT_FOR = [[
+local core = require "mountns.core"
+local function wait_for(path)
+  for _ = 1, 400 do
+    local f = io.open(path)
+    if f then f:close(); return true end
+    core.read_all((core.pipe()), 0.05)
+  end
+  return false
+end
+]]
+
+describe("mountns run -j N", function()
+  setup(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+  end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  local files
+  setup(function()
+    files = table.concat({
+      write("one.lua", PASSING:format("one", "one", "one")),
+      write("fails.lua", [[
+        local mountns = require "mountns"
+        local expect = require "mountns.expect"
+        mountns.scenario("fails", function(ns)
+          ns:mkdir("/X")
+          print("no mount"); io.write("a last line without newline")
+          -- (expect's own diagnostic shows the namespace's inode and IDs)
+          assert(pcall(expect.mounted, ns, "/X"), "expected a mount at /X")
+        end)
+      ]]),
+      write("exits.lua", PASSING:format("before exit", "e", "e") .. "os.exit(3)\n"),
+      write("error.lua", PASSING:format("before error", "r", "r") .. "error('outside')\n"),
+      write("none.lua", "print('no scenario here')\n"),
+      write("two.lua", PASSING:format("two", "two", "two") .. PASSING:format("three", "t", "t")),
+    }, " ")
+  end)
+
+  for _, mode in ipairs { "", "--tap " } do
+    it("-j 2 " .. mode .. "prints what -j 1 prints, byte for byte", function()
+      local one = cli("run -j 1 " .. mode .. files)
+      local two = cli("run -j 2 " .. mode .. files)
+      local many = cli("run --jobs 6 " .. mode .. files)
+      -- the kernel did the work: each tmpfs was mounted, the failure seen
+      assert.matches("# mounted one\n", one)
+      assert.matches("expected a mount at /X", one)
+      assert.matches("exited with status 3", one)
+      assert.matches("\nexit=1$", one)
+      assert.are.equal(untimed(one), untimed(two))
+      assert.are.equal(untimed(one), untimed(many))
+    end)
+  end
+
+  it("runs the files at once, and reports them in file order", function()
+    -- first.lua cannot end before second.lua's scenario passed and its
+    -- script went on: under -j 1 it would wait in vain
+    -- (at the top level of the scripts: a scenario's / is a tmpfs of its own)
+    local a = write("first.lua", WAIT_FOR .. [[
+      local mountns = require "mountns"
+      local expect = require "mountns.expect"
+      assert(io.open("]] .. dir .. [[/first.ready", "w")):close()
+      assert(wait_for("]] .. dir .. [[/second.done"), "second.lua did not run meanwhile")
+      mountns.scenario("first", function(ns)
+        ns:mkdir("/A"); ns:mount("a", "/A", "tmpfs")
+        expect.mounted(ns, "/A")
+      end)
+    ]])
+    local b = write("second.lua", WAIT_FOR .. [[
+      local mountns = require "mountns"
+      local expect = require "mountns.expect"
+      assert(wait_for("]] .. dir .. [[/first.ready"), "first.lua did not run meanwhile")
+      mountns.scenario("second", function(ns)
+        ns:mkdir("/B"); ns:mount("b", "/B", "tmpfs")
+        expect.mounted(ns, "/B")
+      end)
+      assert(io.open("]] .. dir .. [[/second.done", "w")):close()
+    ]])
+    local out = cli("run -j 2 --tap " .. a .. " " .. b)
+    assert.are.equal("TAP version 14\nok 1 - first\nok 2 - second\n1..2\n"
+      .. "# 2 passed, 0 failed\nexit=0", out)
+  end)
+
+  it("SIGINT kills every running file's process: summary so far, exit 130", function()
+    local slow = [[
+      local mountns = require "mountns"
+      local expect = require "mountns.expect"
+      local core = require "mountns.core"
+      -- opened here: a scenario's / is a tmpfs of its own
+      local f = assert(io.open("]] .. dir .. [[/pid.%s", "w"))
+      mountns.scenario("slow %s", function()
+        f:write(core.getpid()); f:close()
+        core.read_all((core.pipe()), 20) -- nobody writes: 20 s
+      end)
+    ]]
+    local a = write("slow-a.lua", slow:format("a", "a"))
+    local b = write("slow-b.lua", slow:format("b", "b"))
+    local rc = helper.sh("cd " .. ROOT .. " && { setsid " .. helper.lua_cmd()
+      .. " bin/mountns run -j 2 " .. a .. " " .. b .. " >" .. dir .. "/int.out 2>&1 & pid=$!; "
+      .. "for i in $(seq 200); do [ -s " .. dir .. "/pid.a ] && [ -s " .. dir .. "/pid.b ] "
+      .. "&& break; sleep 0.05; done; kill -INT -$pid; wait $pid; echo $?; }")
+    local f = assert(io.open(dir .. "/int.out"))
+    local out = f:read("*a")
+    f:close()
+    assert.are.equal("130", rc, out)
+    assert.are.equal("0 passed, 0 failed (interrupted)\n", out)
+    for _, x in ipairs { "a", "b" } do
+      local p = assert(io.open(dir .. "/pid." .. x))
+      local pid = p:read("*a")
+      p:close()
+      local state
+      for _ = 1, 100 do
+        local stat = io.open("/proc/" .. pid .. "/stat")
+        state = stat and stat:read("*a"):match("^%d+ %b() (%a)")
+        if stat then stat:close() end
+        if state == nil or state == "Z" then break end
+        helper.sh("sleep 0.05")
+      end
+      assert.is_true(state == nil or state == "Z", x .. ": " .. tostring(state))
+    end
+  end)
+
+  describe("usage", function()
+    for _, bad in ipairs { "-j 0", "-j x", "--jobs -1", "-j 1.5", "--jobs" } do
+      it("'" .. bad .. "' is a usage error, exit 2", function()
+        local out = cli("run " .. bad .. " " .. dir .. "/one.lua")
+        assert.matches("^mountns: run: %-%-?j[obs]* needs a number of files to run at once", out)
+        assert.matches("\nexit=2$", out)
+      end)
+    end
+
+    it("runner.run raises on a bad jobs option", function()
+      for _, bad in ipairs { 0, -1, 1.5, "2", 1 / 0 } do
+        local ok, err = pcall(function() runner.run({ "x.lua" }, { jobs = bad }) end)
+        assert.is_false(ok)
+        assert.matches("21%-jobs_spec%.lua:%d+: bad argument #2 to 'run'.*option 'jobs'", err)
+      end
+    end)
+
+    it("runner.cpus() is the number of online CPUs, as getconf says", function()
+      assert.are.equal(tonumber(helper.sh("getconf _NPROCESSORS_ONLN")), runner.cpus())
+    end)
+  end)
+end)
