@@ -33,7 +33,7 @@ end
 
 local function median(t)
   table.sort(t)
-  return t[(#t + 1) // 2]
+  return t[math.floor((#t + 1) / 2)]
 end
 
 local times = { [1] = {}, [JOBS] = {} }
