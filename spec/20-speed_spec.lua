@@ -42,3 +42,32 @@ describe("scenario template", function()
       "scenario 3 took " .. (r.third - r.second) .. " mount IDs")
   end)
 end)
+
+describe("mountns show start-up", function()
+  -- which mountns modules bin/mountns had loaded when it exited, and its output
+  local function loaded(args)
+    local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd() .. [[ -e '
+      local exit = os.exit
+      os.exit = function(...)
+        local names = {}
+        for name in pairs(package.loaded) do
+          if name:match("^mountns") then names[#names + 1] = name end
+        end
+        table.sort(names)
+        io.stderr:write("LOADED ", table.concat(names, " "), "\n")
+        return exit(...)
+      end' bin/mountns ]] .. args .. " 2>&1 >/dev/null")
+    return out:match("LOADED ([^\n]*)")
+  end
+
+  it("plain show loads the core and the table module only, not all of mountns", function()
+    assert.are.equal("mountns.args mountns.core mountns.table", loaded("show"))
+  end)
+
+  it("show --json adds format, show --dot adds dot", function()
+    assert.are.equal("mountns.args mountns.core mountns.format mountns.record mountns.table",
+      loaded("show --json"))
+    assert.are.equal("mountns.args mountns.core mountns.dot mountns.format mountns.record "
+      .. "mountns.table", loaded("show --dot"))
+  end)
+end)
