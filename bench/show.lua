@@ -16,7 +16,8 @@ for _ in io.lines("/proc/self/mountinfo") do mounts = mounts + 1 end
 local CMDS = {
   { name = "bin/mountns show", cmd = "exec " .. lua .. " bin/mountns show >/dev/null" },
   { name = "findmnt", cmd = "exec findmnt >/dev/null" },
-  { name = "bin/mountns show --json", cmd = "exec " .. lua .. " bin/mountns show --json >/dev/null" },
+  { name = "bin/mountns show --json",
+    cmd = "exec " .. lua .. " bin/mountns show --json >/dev/null" },
   { name = "findmnt -J", cmd = "exec findmnt -J >/dev/null" },
   { name = "lua -e '' (the interpreter alone)", cmd = "exec " .. lua .. " -e '' >/dev/null" },
 }
@@ -47,5 +48,7 @@ for _, c in ipairs(CMDS) do
   c.median = median(c.times)
   print(string.format("  %-36s %7.2f ms", c.name, c.median * 1000))
 end
-print(string.format("  show / findmnt:           %.2fx (target <= 1.0)", CMDS[1].median / CMDS[2].median))
-print(string.format("  show --json / findmnt -J: %.2fx (target <= 1.0)", CMDS[3].median / CMDS[4].median))
+print(string.format("  show / findmnt:           %.2fx (target <= 1.0)",
+  CMDS[1].median / CMDS[2].median))
+print(string.format("  show --json / findmnt -J: %.2fx (target <= 1.0)",
+  CMDS[3].median / CMDS[4].median))
