@@ -18,13 +18,7 @@
 #include <unistd.h>
 
 #include "lmns.h"
-
-#ifndef MS_NOSYMFOLLOW		/* include/uapi/linux/mount.h, Linux 5.10 */
-#define MS_NOSYMFOLLOW 256
-#endif
-#ifndef MS_LAZYTIME		/* include/uapi/linux/mount.h, Linux 4.0 */
-#define MS_LAZYTIME (1 << 25)
-#endif
+#include "uapi.h"
 
 /*
  * mount(8) option names; the "positive" forms are 0: the default of

@@ -7,7 +7,7 @@
  * attaches it, and it is torn down when its last fd closes. So the fd lives
  * in a userdata whose __gc closes it, like liolib's files.
  *
- * The system calls go through syscall(2) with numbers defined here when the
+ * The system calls go through syscall(2) with numbers from uapi.h when the
  * headers lack them, so a module built against old headers still reaches
  * the calls of a new kernel, and an old kernel answers ENOSYS, which reaches
  * Lua as nil, "op ...: Function not implemented (ENOSYS)", errno.
@@ -23,132 +23,7 @@
 #include <unistd.h>
 
 #include "lmns.h"
-
 #include "uapi.h"
-
-/* include/uapi/linux/mount.h */
-#ifndef OPEN_TREE_CLONE
-#define OPEN_TREE_CLONE 1
-#endif
-#ifndef OPEN_TREE_CLOEXEC
-#define OPEN_TREE_CLOEXEC O_CLOEXEC
-#endif
-#ifndef MOVE_MOUNT_F_SYMLINKS
-#define MOVE_MOUNT_F_SYMLINKS 0x00000001
-#endif
-#ifndef MOVE_MOUNT_F_EMPTY_PATH
-#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
-#endif
-#ifndef MOVE_MOUNT_T_SYMLINKS
-#define MOVE_MOUNT_T_SYMLINKS 0x00000010
-#endif
-#ifndef MOVE_MOUNT_T_EMPTY_PATH
-#define MOVE_MOUNT_T_EMPTY_PATH 0x00000040
-#endif
-#ifndef FSOPEN_CLOEXEC
-#define FSOPEN_CLOEXEC 0x00000001
-#endif
-#ifndef FSMOUNT_CLOEXEC
-#define FSMOUNT_CLOEXEC 0x00000001
-#endif
-#ifndef MOUNT_ATTR_RDONLY
-#define MOUNT_ATTR_RDONLY 0x00000001
-#endif
-#ifndef MOUNT_ATTR_NOSUID
-#define MOUNT_ATTR_NOSUID 0x00000002
-#endif
-#ifndef MOUNT_ATTR_NODEV
-#define MOUNT_ATTR_NODEV 0x00000004
-#endif
-#ifndef MOUNT_ATTR_NOEXEC
-#define MOUNT_ATTR_NOEXEC 0x00000008
-#endif
-#ifndef MOUNT_ATTR__ATIME
-#define MOUNT_ATTR__ATIME 0x00000070
-#endif
-#ifndef MOUNT_ATTR_RELATIME
-#define MOUNT_ATTR_RELATIME 0x00000000
-#endif
-#ifndef MOUNT_ATTR_NOATIME
-#define MOUNT_ATTR_NOATIME 0x00000010
-#endif
-#ifndef MOUNT_ATTR_STRICTATIME
-#define MOUNT_ATTR_STRICTATIME 0x00000020
-#endif
-#ifndef MOUNT_ATTR_NODIRATIME
-#define MOUNT_ATTR_NODIRATIME 0x00000080
-#endif
-#ifndef MOUNT_ATTR_IDMAP		/* Linux 5.12 */
-#define MOUNT_ATTR_IDMAP 0x00100000
-#endif
-#ifndef MOUNT_ATTR_NOSYMFOLLOW	/* Linux 5.14 */
-#define MOUNT_ATTR_NOSYMFOLLOW 0x00200000
-#endif
-#ifndef MS_PRIVATE		/* include/uapi/linux/mount.h */
-#define MS_UNBINDABLE (1 << 17)
-#define MS_PRIVATE (1 << 18)
-#define MS_SLAVE (1 << 19)
-#define MS_SHARED (1 << 20)
-#endif
-/* include/uapi/linux/fcntl.h */
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#ifndef AT_EMPTY_PATH
-#define AT_EMPTY_PATH 0x1000
-#endif
-#ifndef AT_SYMLINK_NOFOLLOW
-#define AT_SYMLINK_NOFOLLOW 0x100
-#endif
-#ifndef AT_NO_AUTOMOUNT
-#define AT_NO_AUTOMOUNT 0x800
-#endif
-
-/*
- * enum fsconfig_command of include/uapi/linux/mount.h. glibc declares it as
- * an enum (no macro to test), so mountns uses its own names.
- */
-#define LMNS_FSCONFIG_SET_FLAG 0
-#define LMNS_FSCONFIG_SET_STRING 1
-#define LMNS_FSCONFIG_CMD_CREATE 6
-
-/* struct mount_attr of include/uapi/linux/mount.h (MOUNT_ATTR_SIZE_VER0) */
-struct lmns_mount_attr {
-	uint64_t attr_set;
-	uint64_t attr_clr;
-	uint64_t propagation;
-	uint64_t userns_fd;
-};
-
-/* include/uapi/linux/stat.h: struct statx up to stx_mnt_id, padded to its
- * full 256 bytes (glibc 2.36's struct statx has no stx_mnt_id). */
-struct lmns_statx {
-	uint32_t stx_mask;
-	uint32_t stx_blksize;
-	uint64_t stx_attributes;
-	uint32_t stx_nlink;
-	uint32_t stx_uid;
-	uint32_t stx_gid;
-	uint16_t stx_mode;
-	uint16_t spare0;
-	uint64_t stx_ino;
-	uint64_t stx_size;
-	uint64_t stx_blocks;
-	uint64_t stx_attributes_mask;
-	uint64_t stx_times[8];	/* atime, btime, ctime, mtime */
-	uint32_t stx_rdev_major;
-	uint32_t stx_rdev_minor;
-	uint32_t stx_dev_major;
-	uint32_t stx_dev_minor;
-	uint64_t stx_mnt_id;
-	uint64_t spare[13];
-};
-#ifndef STATX_MNT_ID		/* Linux 5.8 */
-#define STATX_MNT_ID 0x00001000U
-#endif
-#ifndef STATX_MNT_ID_UNIQUE	/* Linux 6.8 */
-#define STATX_MNT_ID_UNIQUE 0x00004000U
-#endif
 
 #define MOUNTFD_MT "mountns.mountfd"
 
@@ -251,7 +126,7 @@ int lmns_mount_id_of(int dfd, const char *path, int flags,
 	struct lmns_statx stx;
 
 	memset(&stx, 0, sizeof stx);
-	if (syscall(__NR_statx, dfd, path, flags,
+	if (syscall(SYS_statx, dfd, path, flags,
 		    STATX_MNT_ID | STATX_MNT_ID_UNIQUE, &stx) != 0)
 		return -1;
 	if (!(stx.stx_mask & (STATX_MNT_ID | STATX_MNT_ID_UNIQUE))) {
@@ -360,7 +235,7 @@ static int lmns_newapi_open_tree(lua_State *L)
 		return luaL_argerror(L, 2, "recursive needs clone = true");
 	m = lmns_mountfd_new(L, (flags & OPEN_TREE_CLONE) ?
 			     "open_tree clone" : "open_tree", w.name);
-	fd = (int)syscall(__NR_open_tree, w.dfd, w.path, flags);
+	fd = (int)syscall(SYS_open_tree, w.dfd, w.path, flags);
 	if (fd < 0)
 		return lmns_fail(L, errno, "open_tree", w.name, NULL);
 	m->fd = fd;
@@ -414,7 +289,7 @@ static int lmns_newapi_move_mount(lua_State *L)
 		flags |= MOVE_MOUNT_F_EMPTY_PATH;
 	if (to.empty)
 		flags |= MOVE_MOUNT_T_EMPTY_PATH;
-	if (syscall(__NR_move_mount, from.dfd, from.path, to.dfd, to.path,
+	if (syscall(SYS_move_mount, from.dfd, from.path, to.dfd, to.path,
 		    flags) != 0)
 		return lmns_fail(L, errno, op, from.name, to.name);
 	lua_pushboolean(L, 1);
@@ -574,7 +449,7 @@ static int lmns_newapi_mount_setattr(lua_State *L)
 		flags |= AT_SYMLINK_NOFOLLOW;
 	if (w.empty)
 		flags |= AT_EMPTY_PATH;
-	if (syscall(__NR_mount_setattr, w.dfd, w.path, flags, &attr,
+	if (syscall(SYS_mount_setattr, w.dfd, w.path, flags, &attr,
 		    sizeof attr) != 0)
 		return lmns_fail(L, errno, (flags & AT_RECURSIVE) ?
 				 "mount_setattr recursive" : "mount_setattr",
@@ -630,7 +505,7 @@ static int lmns_fsfail(lua_State *L, int err, int fsfd, const char *op,
 /* One fsconfig call; key with value NULL is a flag. 0 or -1 with errno. */
 static int lmns_fsconfig(int fsfd, const char *key, const char *value)
 {
-	return (int)syscall(__NR_fsconfig, fsfd, value ?
+	return (int)syscall(SYS_fsconfig, fsfd, value ?
 			    LMNS_FSCONFIG_SET_STRING : LMNS_FSCONFIG_SET_FLAG,
 			    key, value, 0);
 }
@@ -779,7 +654,7 @@ static int lmns_newapi_fsmount(lua_State *L)
 	lmns_fsconfig_all(L, 2, -1, fstype);	/* misuse raises here */
 	/* the fs context is a handle too, so a raised error closes it */
 	fs = lmns_mountfd_new(L, "fsopen", fstype);
-	fs->fd = (int)syscall(__NR_fsopen, fstype, FSOPEN_CLOEXEC);
+	fs->fd = (int)syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC);
 	if (fs->fd < 0)
 		return lmns_fail(L, errno, "fsopen", fstype, NULL);
 	nret = lmns_fsconfig_all(L, 2, fs->fd, fstype);
@@ -787,7 +662,7 @@ static int lmns_newapi_fsmount(lua_State *L)
 		lmns_mountfd_close_fd(fs);
 		return nret;
 	}
-	if (syscall(__NR_fsconfig, fs->fd, LMNS_FSCONFIG_CMD_CREATE, NULL,
+	if (syscall(SYS_fsconfig, fs->fd, LMNS_FSCONFIG_CMD_CREATE, NULL,
 		    NULL, 0) != 0) {
 		nret = lmns_fsfail(L, errno, fs->fd, "fsconfig", fstype,
 				   "create");
@@ -795,7 +670,7 @@ static int lmns_newapi_fsmount(lua_State *L)
 		return nret;
 	}
 	m = lmns_mountfd_new(L, "fsmount", fstype);
-	fd = (int)syscall(__NR_fsmount, fs->fd, FSMOUNT_CLOEXEC, attrs);
+	fd = (int)syscall(SYS_fsmount, fs->fd, FSMOUNT_CLOEXEC, attrs);
 	if (fd < 0) {
 		nret = lmns_fsfail(L, errno, fs->fd, "fsmount", fstype, NULL);
 		lmns_mountfd_close_fd(fs);

@@ -17,17 +17,11 @@
 #include <unistd.h>
 
 #include "lmns.h"
+#include "uapi.h"
 
 #define NS_MT "mountns.namespace"
 /* registry: a weak-keyed set of every handle, for close_namespaces */
 #define NS_OPEN_KEY "mountns.namespaces"
-
-#ifndef CLONE_NEWCGROUP		/* include/uapi/linux/sched.h, Linux 4.6 */
-#define CLONE_NEWCGROUP 0x02000000
-#endif
-#ifndef CLONE_NEWTIME		/* include/uapi/linux/sched.h, Linux 5.6 */
-#define CLONE_NEWTIME 0x00000080
-#endif
 
 typedef struct lmns_ns {
 	int fd;			/* -1 once closed */

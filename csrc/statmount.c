@@ -20,114 +20,7 @@
 #include <unistd.h>
 
 #include "lmns.h"
-
 #include "uapi.h"
-
-/* include/uapi/linux/mount.h: struct statmount, as of Linux 6.15 */
-struct lmns_statmount {
-	uint32_t size;
-	uint32_t mnt_opts;		/* [str] fs options, 6.11 */
-	uint64_t mask;
-	uint32_t sb_dev_major;
-	uint32_t sb_dev_minor;
-	uint64_t sb_magic;
-	uint32_t sb_flags;
-	uint32_t fs_type;		/* [str] */
-	uint64_t mnt_id;		/* unique */
-	uint64_t mnt_parent_id;
-	uint32_t mnt_id_old;		/* the IDs of mountinfo */
-	uint32_t mnt_parent_id_old;
-	uint64_t mnt_attr;		/* MOUNT_ATTR_* */
-	uint64_t mnt_propagation;	/* MS_SHARED|MS_SLAVE|... */
-	uint64_t mnt_peer_group;
-	uint64_t mnt_master;
-	uint64_t propagate_from;
-	uint32_t mnt_root;		/* [str] */
-	uint32_t mnt_point;		/* [str] */
-	uint64_t mnt_ns_id;
-	uint32_t fs_subtype;		/* [str] 6.13 */
-	uint32_t sb_source;		/* [str] 6.13 */
-	uint32_t opt_num;
-	uint32_t opt_array;
-	uint32_t opt_sec_num;
-	uint32_t opt_sec_array;
-	uint64_t supported_mask;	/* 6.15 */
-	uint32_t mnt_uidmap_num;
-	uint32_t mnt_uidmap;
-	uint32_t mnt_gidmap_num;
-	uint32_t mnt_gidmap;
-	uint64_t spare2[43];
-	char str[];
-};
-
-/* include/uapi/linux/mount.h: struct mnt_id_req, MNT_ID_REQ_SIZE_VER1 */
-struct lmns_mnt_id_req {
-	uint32_t size;
-	uint32_t spare;
-	uint64_t mnt_id;
-	uint64_t param;
-	uint64_t mnt_ns_id;		/* 6.11 */
-};
-#define LMNS_MNT_ID_REQ_SIZE_VER0 24
-#define LMNS_MNT_ID_REQ_SIZE_VER1 32
-
-/* include/uapi/linux/mount.h: statmount mask bits */
-#ifndef STATMOUNT_SB_BASIC
-#define STATMOUNT_SB_BASIC 0x00000001U
-#define STATMOUNT_MNT_BASIC 0x00000002U
-#define STATMOUNT_PROPAGATE_FROM 0x00000004U
-#define STATMOUNT_MNT_ROOT 0x00000008U
-#define STATMOUNT_MNT_POINT 0x00000010U
-#define STATMOUNT_FS_TYPE 0x00000020U
-#endif
-#ifndef STATMOUNT_MNT_NS_ID
-#define STATMOUNT_MNT_NS_ID 0x00000040U
-#endif
-#ifndef STATMOUNT_MNT_OPTS
-#define STATMOUNT_MNT_OPTS 0x00000080U
-#endif
-#ifndef STATMOUNT_FS_SUBTYPE
-#define STATMOUNT_FS_SUBTYPE 0x00000100U
-#endif
-#ifndef STATMOUNT_SB_SOURCE
-#define STATMOUNT_SB_SOURCE 0x00000200U
-#endif
-#ifndef STATMOUNT_SUPPORTED_MASK
-#define STATMOUNT_SUPPORTED_MASK 0x00001000U
-#endif
-#ifndef LSMT_ROOT
-#define LSMT_ROOT 0xffffffffffffffffULL
-#endif
-#ifndef LISTMOUNT_REVERSE
-#define LISTMOUNT_REVERSE 1U
-#endif
-/* include/uapi/linux/mount.h: the MOUNT_ATTR_* statmount reports */
-#define LMNS_ATTR_RDONLY 0x00000001
-#define LMNS_ATTR_NOSUID 0x00000002
-#define LMNS_ATTR_NODEV 0x00000004
-#define LMNS_ATTR_NOEXEC 0x00000008
-#define LMNS_ATTR__ATIME 0x00000070
-#define LMNS_ATTR_RELATIME 0x00000000
-#define LMNS_ATTR_NOATIME 0x00000010
-#define LMNS_ATTR_NODIRATIME 0x00000080
-#define LMNS_ATTR_IDMAP 0x00100000
-#define LMNS_ATTR_NOSYMFOLLOW 0x00200000
-/* include/uapi/linux/mount.h: MS_* propagation bits */
-#define LMNS_MS_UNBINDABLE (1 << 17)
-#define LMNS_MS_SLAVE (1 << 19)
-#define LMNS_MS_SHARED (1 << 20)
-/* include/linux/fs.h: the SB_* flags statmount's sb_flags carries */
-#define LMNS_SB_RDONLY 1
-#define LMNS_SB_SYNCHRONOUS 16
-#define LMNS_SB_DIRSYNC 128
-#define LMNS_SB_LAZYTIME (1 << 25)
-/* include/uapi/linux/nsfs.h, Linux 6.11 */
-#ifndef NS_GET_MNTNS_ID
-#define NS_GET_MNTNS_ID _IOR(0xb7, 0x5, uint64_t)
-#endif
-#ifndef AT_EMPTY_PATH		/* include/uapi/linux/fcntl.h */
-#define AT_EMPTY_PATH 0x1000
-#endif
 
 /* everything a mountinfo record holds */
 #define LMNS_SM_MASK (STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | \
@@ -158,7 +51,7 @@ static int lmns_has_syscall(long rc)
  * NULL paths a kernel that knows it fails later, with EFAULT or ENOENT. */
 static int lmns_has_move_flag(unsigned int f)
 {
-	long rc = syscall(__NR_move_mount, -1, NULL, -1, NULL, f);
+	long rc = syscall(SYS_move_mount, -1, NULL, -1, NULL, f);
 
 	return !(rc < 0 && (errno == EINVAL || errno == ENOSYS));
 }
@@ -180,21 +73,21 @@ static void lmns_features_probe(lua_State *L)
 	unsigned long long uid;
 	int unique = 0;
 
-	feat.open_tree = lmns_has_syscall(syscall(__NR_open_tree, -1, NULL,
+	feat.open_tree = lmns_has_syscall(syscall(SYS_open_tree, -1, NULL,
 						  ~0U));
-	feat.move_mount = lmns_has_syscall(syscall(__NR_move_mount, -1, NULL,
+	feat.move_mount = lmns_has_syscall(syscall(SYS_move_mount, -1, NULL,
 						   -1, NULL, ~0U));
-	feat.fsmount = lmns_has_syscall(syscall(__NR_fsopen, NULL, ~0U)) &&
-		       lmns_has_syscall(syscall(__NR_fsmount, -1, ~0U, ~0U));
-	feat.mount_setattr = lmns_has_syscall(syscall(__NR_mount_setattr, -1,
+	feat.fsmount = lmns_has_syscall(syscall(SYS_fsopen, NULL, ~0U)) &&
+		       lmns_has_syscall(syscall(SYS_fsmount, -1, ~0U, ~0U));
+	feat.mount_setattr = lmns_has_syscall(syscall(SYS_mount_setattr, -1,
 						      NULL, ~0U, NULL, 0));
 	feat.set_group = feat.move_mount &&
 			 lmns_has_move_flag(MOVE_MOUNT_SET_GROUP);
 	feat.beneath = feat.move_mount &&
 		       lmns_has_move_flag(MOVE_MOUNT_BENEATH);
-	feat.listmount = lmns_has_syscall(syscall(__NR_listmount, NULL, NULL,
+	feat.listmount = lmns_has_syscall(syscall(SYS_listmount, NULL, NULL,
 						  0, ~0U));
-	feat.statmount = lmns_has_syscall(syscall(__NR_statmount, NULL, NULL,
+	feat.statmount = lmns_has_syscall(syscall(SYS_statmount, NULL, NULL,
 						  0, ~0U));
 	/* through the pinned /proc: a first call after pivot_root has no /proc */
 	fd = lmns_proc_open(L, "self/ns/mnt", O_RDONLY | O_CLOEXEC);
@@ -206,7 +99,7 @@ static void lmns_features_probe(lua_State *L)
 		req.size = LMNS_MNT_ID_REQ_SIZE_VER1;
 		req.mnt_id = LSMT_ROOT;
 		req.mnt_ns_id = nsid;
-		feat.listmount_ns = syscall(__NR_listmount, &req, ids, 1, 0) >= 0;
+		feat.listmount_ns = syscall(SYS_listmount, &req, ids, 1, 0) >= 0;
 	}
 	feat.statx_unique = lmns_mount_id_of(AT_FDCWD, "/", 0, &uid,
 					     &unique) == 0 && unique;
@@ -216,13 +109,13 @@ static void lmns_features_probe(lua_State *L)
 		req.mnt_id = uid;
 		req.param = STATMOUNT_SUPPORTED_MASK;
 		memset(&buf, 0, sizeof buf);
-		if (syscall(__NR_statmount, &req, &buf, sizeof buf, 0) == 0 &&
+		if (syscall(SYS_statmount, &req, &buf, sizeof buf, 0) == 0 &&
 		    (buf.sm.mask & STATMOUNT_SUPPORTED_MASK))
 			feat.statmount_mask = buf.sm.supported_mask;
 		/* before 6.15 there is no supported_mask: what the kernel
 		 * returns for everything asked of "/" is a lower bound */
 		else if (req.param = LMNS_SM_MASK,
-			 syscall(__NR_statmount, &req, &buf, sizeof buf, 0) == 0)
+			 syscall(SYS_statmount, &req, &buf, sizeof buf, 0) == 0)
 			feat.statmount_mask = buf.sm.mask;
 	}
 	feat.statmount_complete = feat.listmount && feat.statmount &&
@@ -384,22 +277,22 @@ static size_t lmns_mnt_options(char *out, size_t size, uint64_t attr)
 	size_t n = 0;
 
 	out[0] = '\0';
-	lmns_cat(out, size, &n, (attr & LMNS_ATTR_RDONLY) ? "ro" : "rw");
-	if (attr & LMNS_ATTR_NOSUID)
+	lmns_cat(out, size, &n, (attr & MOUNT_ATTR_RDONLY) ? "ro" : "rw");
+	if (attr & MOUNT_ATTR_NOSUID)
 		lmns_cat(out, size, &n, ",nosuid");
-	if (attr & LMNS_ATTR_NODEV)
+	if (attr & MOUNT_ATTR_NODEV)
 		lmns_cat(out, size, &n, ",nodev");
-	if (attr & LMNS_ATTR_NOEXEC)
+	if (attr & MOUNT_ATTR_NOEXEC)
 		lmns_cat(out, size, &n, ",noexec");
-	if ((attr & LMNS_ATTR__ATIME) == LMNS_ATTR_NOATIME)
+	if ((attr & MOUNT_ATTR__ATIME) == MOUNT_ATTR_NOATIME)
 		lmns_cat(out, size, &n, ",noatime");
-	if (attr & LMNS_ATTR_NODIRATIME)
+	if (attr & MOUNT_ATTR_NODIRATIME)
 		lmns_cat(out, size, &n, ",nodiratime");
-	if ((attr & LMNS_ATTR__ATIME) == LMNS_ATTR_RELATIME)
+	if ((attr & MOUNT_ATTR__ATIME) == MOUNT_ATTR_RELATIME)
 		lmns_cat(out, size, &n, ",relatime");
-	if (attr & LMNS_ATTR_NOSYMFOLLOW)
+	if (attr & MOUNT_ATTR_NOSYMFOLLOW)
 		lmns_cat(out, size, &n, ",nosymfollow");
-	if (attr & LMNS_ATTR_IDMAP)
+	if (attr & MOUNT_ATTR_IDMAP)
 		lmns_cat(out, size, &n, ",idmapped");
 	return n;
 }
@@ -432,8 +325,8 @@ static void lmns_push_sm_record(lua_State *L, lmns_builder *b,
 	char buf[4096];
 	const char *str = sm->str;
 	uint64_t prop = sm->mnt_propagation;
-	int shared = (prop & LMNS_MS_SHARED) && sm->mnt_peer_group;
-	int slave = (prop & LMNS_MS_SLAVE) && sm->mnt_master;
+	int shared = (prop & MS_SHARED) && sm->mnt_peer_group;
+	int slave = (prop & MS_SLAVE) && sm->mnt_master;
 	int from = b->want_from && (sm->mask & STATMOUNT_PROPAGATE_FROM) &&
 		   sm->propagate_from && sm->propagate_from != sm->mnt_master;
 	size_t n;
@@ -477,10 +370,10 @@ static void lmns_push_sm_record(lua_State *L, lmns_builder *b,
 		lmns_rec_int(L, b, K_PROPAGATE_FROM,
 			     (lua_Integer)sm->propagate_from);
 	lua_pushvalue(L, b->keys + K_UNBINDABLE);
-	lua_pushboolean(L, (prop & LMNS_MS_UNBINDABLE) != 0);
+	lua_pushboolean(L, (prop & MS_UNBINDABLE) != 0);
 	lua_rawset(L, -3);
 	lmns_rec_key(L, b, K_PROPAGATION, P_WORDS + lmns_propagation(shared,
-			slave, (prop & LMNS_MS_UNBINDABLE) != 0));
+			slave, (prop & MS_UNBINDABLE) != 0));
 	lmns_rec_int(L, b, K_UNIQUE_ID, (lua_Integer)sm->mnt_id);
 	lmns_rec_int(L, b, K_PARENT_UNIQUE_ID, (lua_Integer)sm->mnt_parent_id);
 }
@@ -513,7 +406,7 @@ static int lmns_statmount_call(lua_State *L, lmns_smbuf *b, uint64_t id,
 	req.param = mask;
 	req.mnt_ns_id = nsid;
 	for (;;) {
-		if (syscall(__NR_statmount, &req, b->sm, b->size, 0) == 0)
+		if (syscall(SYS_statmount, &req, b->sm, b->size, 0) == 0)
 			return 0;
 		if (errno != EOVERFLOW || b->size >= LMNS_SM_BUFMAX)
 			return -1;
@@ -607,7 +500,7 @@ static int lmns_statmount_listmount(lua_State *L)
 	ids = lua_newuserdata(L, cap * sizeof *ids);
 	idsidx = lua_gettop(L);
 	for (;;) {
-		got = syscall(__NR_listmount, &req, ids + n, cap - n,
+		got = syscall(SYS_listmount, &req, ids + n, cap - n,
 			      reverse ? LISTMOUNT_REVERSE : 0);
 		if (got < 0)
 			return lmns_fail(L, errno, "listmount", nsname, NULL);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "lmns.h"
+#include "uapi.h"
 
 /***
 @module mountns.core
@@ -37,35 +38,6 @@
 Live mount events
 @section watch
 */
-
-/* include/uapi/linux/fanotify.h, Linux 6.15: mount events */
-#ifndef FAN_MNT_ATTACH
-#define FAN_MNT_ATTACH 0x01000000
-#endif
-#ifndef FAN_MNT_DETACH
-#define FAN_MNT_DETACH 0x02000000
-#endif
-#ifndef FAN_REPORT_MNT		/* fanotify_init: events carry a mount ID */
-#define FAN_REPORT_MNT 0x00004000
-#endif
-#ifndef FAN_MARK_MNTNS		/* fanotify_mark: the object is an nsfs fd */
-#define FAN_MARK_MNTNS 0x00000110
-#endif
-#ifndef FAN_EVENT_INFO_TYPE_MNT
-#define FAN_EVENT_INFO_TYPE_MNT 7
-#endif
-#ifndef FAN_Q_OVERFLOW		/* include/uapi/linux/fanotify.h, 2.6.37 */
-#define FAN_Q_OVERFLOW 0x00004000
-#endif
-
-/* include/uapi/linux/fanotify.h: struct fanotify_event_info_mnt, under
- * our own name so a libc header that has it does not clash */
-struct lmns_fan_info_mnt {
-	uint8_t info_type;
-	uint8_t pad;
-	uint16_t len;
-	uint64_t mnt_id;
-};
 
 #define WATCH_MT "mountns.watch"
 #define POLLER_MT "mountns.poller"
