@@ -44,8 +44,8 @@ int luaopen_mountns_core(lua_State *L)
 {
 	lua_newtable(L);
 	lmns_errors_open(L);
-	lmns_flags_open(L);
-	lmns_proc_open_lib(L);
+	lmns_args_open(L);
+	lmns_procfs_open(L);
 	lmns_ns_open(L);
 	lmns_mount_open(L);
 	lmns_mountinfo_open(L);

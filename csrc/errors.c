@@ -2,7 +2,7 @@
  * errors.c - how a failed system call reaches Lua.
  *
  * Like liolib's luaL_fileresult, an OS failure *returns*
- * nil, "op path [path2]: strerror (ENAME)", errno; misuse raises (flags.c).
+ * nil, "op path [path2]: strerror (ENAME)", errno; misuse raises (args.c).
  * The errno name is in the message so scripts and expect.fails() can match
  * on a stable word instead of a locale-dependent strerror text.
  */

@@ -55,7 +55,7 @@ static inline void lmns_pushid(lua_State *L, unsigned long long id)
 	lua_pushinteger(L, (lua_Integer)id);
 }
 
-/* One named flag of a table-driven flag set (see flags.c). A set ends
+/* One named flag of a table-driven flag set (see args.c). A set ends
  * with a NULL name; its value LMNS_FLAGS_RAW lets the set take integers
  * (raw bits) besides names. */
 typedef struct lmns_flag {
@@ -70,7 +70,7 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	      const char *path2);
 void lmns_errors_open(lua_State *L);
 
-/* flags.c */
+/* args.c: every argument checker */
 unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set);
 int lmns_optbool(lua_State *L, int arg, const char *field, int def);
 void lmns_checkkeys(lua_State *L, int arg, const char *const known[]);
@@ -86,7 +86,7 @@ int lmns_checkoption(lua_State *L, int arg, const char *def,
 #define lmns_checkpath(L, arg) lmns_checkcstring((L), (arg), "path")
 #define lmns_optpath(L, arg, def) lmns_optcstring((L), (arg), (def), "path")
 void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set);
-void lmns_flags_open(lua_State *L);
+void lmns_args_open(lua_State *L);
 
 /* mountinfo.c: the propagation word of a record (mountinfo and statmount),
  * lmns_propagation_words[lmns_propagation(shared, slave, unbindable)] */
@@ -97,9 +97,9 @@ void lmns_flags_open(lua_State *L);
 extern const char *const lmns_propagation_words[LMNS_PROPAGATION_WORDS];
 int lmns_propagation(int shared, int slave, int unbindable);
 
-/* proc.c: /proc access that survives pivot_root (see lmns_proc_open) */
-int lmns_proc_open(lua_State *L, const char *relpath, int flags);
-void lmns_proc_open_lib(lua_State *L);
+/* procfs.c: /proc access that survives pivot_root (see lmns_procfs_openat) */
+int lmns_procfs_openat(lua_State *L, const char *relpath, int flags);
+void lmns_procfs_open(lua_State *L);
 
 /* ns.c: the fd of the namespace handle at idx (option field of argument
  * arg) of that kind (NULL: any), or raise */

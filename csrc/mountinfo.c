@@ -491,7 +491,7 @@ static int lmns_mountinfo_parse(lua_State *L)
 static int lmns_read_procfile(lua_State *L, const char *rel, int *err)
 {
 	luaL_Buffer b;
-	int fd = lmns_proc_open(L, rel, O_RDONLY | O_CLOEXEC);
+	int fd = lmns_procfs_openat(L, rel, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
 		*err = errno;

@@ -101,7 +101,7 @@ int lmns_ns_checkfd(lua_State *L, int idx, int arg, const char *field,
 /* Write "s" to /proc/self/<file>; returns 0 or -1 with errno set. */
 static int lmns_ns_write_proc(lua_State *L, const char *file, const char *s)
 {
-	int fd = lmns_proc_open(L, file, O_WRONLY | O_CLOEXEC);
+	int fd = lmns_procfs_openat(L, file, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
 	int err;
 
@@ -243,7 +243,7 @@ static int lmns_ns_namespace(lua_State *L)
 	lua_pushboolean(L, 1);
 	lua_rawset(L, -3);
 	lua_pop(L, 1);
-	ns->fd = lmns_proc_open(L, path, O_RDONLY | O_CLOEXEC);
+	ns->fd = lmns_procfs_openat(L, path, O_RDONLY | O_CLOEXEC);
 	if (ns->fd < 0 || fstat(ns->fd, &st) != 0) {
 		int err = errno;
 

@@ -636,7 +636,7 @@ The number of open fds of this process, to catch fd leaks.
  */
 static int lmns_process_open_fds(lua_State *L)
 {
-	int dfd = lmns_proc_open(L, "self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = lmns_procfs_openat(L, "self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
 	struct dirent *e;
 	lua_Integer n = 0;

@@ -90,7 +90,7 @@ static void lmns_features_probe(lua_State *L)
 	feat.statmount = lmns_has_syscall(syscall(SYS_statmount, NULL, NULL,
 						  0, ~0U));
 	/* through the pinned /proc: a first call after pivot_root has no /proc */
-	fd = lmns_proc_open(L, "self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	fd = lmns_procfs_openat(L, "self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	feat.mntns_id = fd >= 0 && lmns_ns_mntns_id(fd, &nsid) == 0;
 	if (fd >= 0)
 		close(fd);

@@ -341,7 +341,7 @@ static int lmns_poller_open(lua_State *L)
 	p->pid = pid;
 	luaL_getmetatable(L, POLLER_MT);
 	lua_setmetatable(L, -2);
-	p->fd = lmns_proc_open(L, path, O_RDONLY | O_CLOEXEC);
+	p->fd = lmns_procfs_openat(L, path, O_RDONLY | O_CLOEXEC);
 	if (p->fd < 0) {
 		int err = errno;
 

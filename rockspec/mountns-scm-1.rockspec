@@ -30,8 +30,8 @@ build = {
   modules = {
     ["mountns.core"] = {
       sources = {
-        "csrc/core.c", "csrc/errors.c", "csrc/flags.c", "csrc/mount.c",
-        "csrc/mountinfo.c", "csrc/ns.c", "csrc/proc.c", "csrc/process.c", "csrc/tree.c",
+        "csrc/core.c", "csrc/errors.c", "csrc/args.c", "csrc/mount.c",
+        "csrc/mountinfo.c", "csrc/ns.c", "csrc/procfs.c", "csrc/process.c", "csrc/tree.c",
         "csrc/newapi.c", "csrc/statmount.c", "csrc/watch.c",
       },
       incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },

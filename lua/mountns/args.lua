@@ -1,5 +1,5 @@
 --- args: the argument checks shared by every public function of the Lua
--- layer, with the C core's wording (`csrc/flags.c`): misuse raises
+-- layer, with the C core's wording (`csrc/args.c`): misuse raises
 -- `bad argument #N to 'fname' (why)` at the caller's line, before anything
 -- is done. An options table with a key no one reads raises, so that a
 -- misspelt option (`timout`, `propogation`) is never silently ignored; a

@@ -1,5 +1,5 @@
 /*
- * flags.c - one table-driven parser for every flag argument, and the other
+ * args.c - one table-driven parser for every flag argument, and the other
  * argument checkers of the core (option keys, choices, C strings).
  *
  * A flag argument is nil, a comma list ("ro,nosuid"), an array of names
@@ -366,7 +366,7 @@ static int lmns_flags_parse(lua_State *L)
 	return 1;
 }
 
-void lmns_flags_open(lua_State *L)
+void lmns_args_open(lua_State *L)
 {
 	lua_pushcfunction(L, lmns_flags_parse);
 	lua_setfield(L, -2, "_parse_flags");

@@ -1,5 +1,5 @@
 /*
- * proc.c - /proc access that survives pivot_root.
+ * procfs.c - /proc access that survives pivot_root.
  *
  * After a scenario pivots into a fresh tmpfs there is no /proc. An O_PATH
  * fd on the old /proc, pinned before the pivot, still resolves
@@ -17,7 +17,7 @@
 
 #define PROCFD_KEY "mountns.procfd"
 
-int lmns_proc_open(lua_State *L, const char *relpath, int flags)
+int lmns_procfs_openat(lua_State *L, const char *relpath, int flags)
 {
 	char path[4096];
 	int procfd;
@@ -90,7 +90,7 @@ static int lmns_proc_unpin(lua_State *L)
 	return 0;
 }
 
-void lmns_proc_open_lib(lua_State *L)
+void lmns_procfs_open(lua_State *L)
 {
 	static const luaL_Reg funcs[] = {
 		{ "pin_proc", lmns_proc_pin },
