@@ -253,6 +253,21 @@ void lmns_checkkeys(lua_State *L, int arg, const char *const known[])
 	}
 }
 
+/* Push opts.field (opts the table at arg, or nil) and return 1; push
+ * nothing and return 0 when opts or the field is nil. */
+static int lmns_getopt(lua_State *L, int arg, const char *field)
+{
+	if (lua_isnoneornil(L, arg))
+		return 0;
+	luaL_checktype(L, arg, LUA_TTABLE);
+	lua_getfield(L, arg, field);
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	return 1;
+}
+
 /*
  * opts.field as one of names (its index), def when absent or opts is nil;
  * like luaL_checkoption, but the error names the argument and the field.
@@ -263,14 +278,8 @@ int lmns_optoption(lua_State *L, int arg, const char *field, int def,
 	const char *v;
 	int i;
 
-	if (lua_isnoneornil(L, arg))
+	if (!lmns_getopt(L, arg, field))
 		return def;
-	luaL_checktype(L, arg, LUA_TTABLE);
-	lua_getfield(L, arg, field);
-	if (lua_isnil(L, -1)) {
-		lua_pop(L, 1);
-		return def;
-	}
 	v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
 	for (i = 0; v && names[i]; i++)
 		if (strlen(names[i]) == lua_rawlen(L, -1) &&
@@ -288,13 +297,9 @@ int lmns_optbool(lua_State *L, int arg, const char *field, int def)
 {
 	int v;
 
-	if (lua_isnoneornil(L, arg))
+	if (!lmns_getopt(L, arg, field))
 		return def;
-	luaL_checktype(L, arg, LUA_TTABLE);
-	lua_getfield(L, arg, field);
-	if (lua_isnil(L, -1))
-		v = def;
-	else if (lua_type(L, -1) == LUA_TBOOLEAN)
+	if (lua_type(L, -1) == LUA_TBOOLEAN)
 		v = lua_toboolean(L, -1);
 	else
 		return luaL_argerror(L, arg, lua_pushfstring(L,
@@ -304,18 +309,51 @@ int lmns_optbool(lua_State *L, int arg, const char *field, int def)
 	return v;
 }
 
+/*
+ * opts.field as an integer, def when absent or opts is nil: a float with
+ * no integer value or any other type raises naming the argument and the
+ * field (luaL_checkinteger on the field would say "bad argument #-1").
+ */
+lua_Integer lmns_optinteger(lua_State *L, int arg, const char *field,
+			    lua_Integer def)
+{
+	lua_Integer v;
+	int ok;
+#if LUA_VERSION_NUM < 503
+	lua_Number n;
+#endif
+
+	if (!lmns_getopt(L, arg, field))
+		return def;
+	if (lua_type(L, -1) != LUA_TNUMBER)
+		return luaL_argerror(L, arg, lua_pushfstring(L,
+			"option '%s' must be an integer, got %s", field,
+			luaL_typename(L, -1)));
+#if LUA_VERSION_NUM >= 503
+	v = lua_tointegerx(L, -1, &ok);
+#else
+	n = lua_tonumber(L, -1);
+	v = (lua_Integer)n;
+	ok = (lua_Number)v == n;
+#endif
+	if (!ok)
+		return luaL_argerror(L, arg, lua_pushfstring(L,
+			"option '%s' must be an integer, got %s", field,
+			lua_tostring(L, -1)));
+	lua_pop(L, 1);
+	return v;
+}
+
 /* opts.field as a string or NULL; the string stays referenced by opts. */
 const char *lmns_optfield(lua_State *L, int arg, const char *field)
 {
 	const char *s = NULL;
 
-	if (lua_isnoneornil(L, arg))
+	if (!lmns_getopt(L, arg, field))
 		return NULL;
-	luaL_checktype(L, arg, LUA_TTABLE);
-	lua_getfield(L, arg, field);
 	if (lua_type(L, -1) == LUA_TSTRING)
 		s = lua_tostring(L, -1);
-	else if (!lua_isnil(L, -1))
+	else
 		luaL_argerror(L, arg, lua_pushfstring(L,
 			"option '%s' must be a string, got %s", field,
 			luaL_typename(L, -1)));

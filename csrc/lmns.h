@@ -8,7 +8,9 @@
 #ifndef LMNS_H
 #define LMNS_H
 
+#include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <lua.h>
 #include <lauxlib.h>
 
@@ -82,35 +84,116 @@ const char *lmns_optcstring(lua_State *L, int arg, const char *def,
 			    const char *what);
 int lmns_checkoption(lua_State *L, int arg, const char *def,
 		     const char *const names[]);
+lua_Integer lmns_optinteger(lua_State *L, int arg, const char *field,
+			    lua_Integer def);
 /* a path argument: raises "path contains a NUL byte" */
 #define lmns_checkpath(L, arg) lmns_checkcstring((L), (arg), "path")
 #define lmns_optpath(L, arg, def) lmns_optcstring((L), (arg), (def), "path")
 void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set);
 void lmns_args_open(lua_State *L);
 
-/* mountinfo.c: the propagation word of a record (mountinfo and statmount),
- * lmns_propagation_words[lmns_propagation(shared, slave, unbindable)] */
-#define LMNS_PROPAGATION_SHARED 1
-#define LMNS_PROPAGATION_SLAVE 2
-#define LMNS_PROPAGATION_UNBINDABLE 4
-#define LMNS_PROPAGATION_WORDS 8
-extern const char *const lmns_propagation_words[LMNS_PROPAGATION_WORDS];
-int lmns_propagation(int shared, int slave, int unbindable);
+/*
+ * record.c: the one builder of mount records (mountinfo.c, statmount.c).
+ * lmns_builder_init pushes the keys (and memo slots) once per listing; the
+ * record being built is on top of the stack when a lmns_rec_* is called.
+ */
+enum {
+	LMNS_K_ID, LMNS_K_PARENT_ID, LMNS_K_MAJOR, LMNS_K_MINOR, LMNS_K_ROOT,
+	LMNS_K_TARGET, LMNS_K_OPTIONS, LMNS_K_FSTYPE, LMNS_K_SOURCE,
+	LMNS_K_SUPER_OPTIONS, LMNS_K_SHARED, LMNS_K_MASTER,
+	LMNS_K_PROPAGATE_FROM, LMNS_K_UNBINDABLE, LMNS_K_PROPAGATION,
+	LMNS_K_UNIQUE_ID, LMNS_K_PARENT_UNIQUE_ID,
+	LMNS_K_FIELDS
+};
+/* the repeating string fields, each with the last string it had */
+enum {
+	LMNS_M_ROOT, LMNS_M_OPTIONS, LMNS_M_FSTYPE, LMNS_M_SOURCE,
+	LMNS_M_SUPER, LMNS_M_COUNT
+};
+#define LMNS_MEMO_MAX 240
+
+typedef struct lmns_builder {
+	int keys;			/* stack index of the first key */
+	int memo;			/* stack index of the first memo slot */
+	size_t len[LMNS_M_COUNT];	/* (size_t)-1: empty slot */
+	char s[LMNS_M_COUNT][LMNS_MEMO_MAX];
+} lmns_builder;
+
+void lmns_builder_init(lua_State *L, lmns_builder *b);
+void lmns_rec_key(lua_State *L, const lmns_builder *b, int k);
+void lmns_rec_int(lua_State *L, const lmns_builder *b, int k, lua_Integer v);
+void lmns_rec_str(lua_State *L, const lmns_builder *b, int k, const char *s,
+		  size_t len);
+void lmns_rec_memo(lua_State *L, lmns_builder *b, int k, int m,
+		   const char *s, size_t len);
+void lmns_rec_propagation(lua_State *L, const lmns_builder *b,
+			  lua_Integer shared, lua_Integer master,
+			  lua_Integer from, int unbindable);
 
 /* procfs.c: /proc access that survives pivot_root (see lmns_procfs_openat) */
 int lmns_procfs_openat(lua_State *L, const char *relpath, int flags);
 void lmns_procfs_open(lua_State *L);
 
-/* ns.c: the fd of the namespace handle at idx (option field of argument
- * arg) of that kind (NULL: any), or raise */
-int lmns_ns_checkfd(lua_State *L, int idx, int arg, const char *field,
-		    const char *kind);
+/*
+ * handle.c: the one fd-holding userdata. Each handle struct starts with an
+ * lmns_handle; each class is one static lmns_class. close, fileno, __gc,
+ * __close and __tostring come from lmns_handle_newclass.
+ */
+typedef struct lmns_class lmns_class;
+typedef struct lmns_handle {
+	int fd;			/* -1 once closed, and until opened */
+	const lmns_class *cls;
+} lmns_handle;
+struct lmns_class {
+	const char *tname;	/* the metatable, "mountns.namespace" */
+	const char *noun;	/* "attempt to use a closed <noun>" */
+	size_t size;		/* of the whole userdata */
+	/* push what tostring shows (the handle may be closed) */
+	void (*name)(lua_State *L, const lmns_handle *h);
+};
+void *lmns_handle_new(lua_State *L, const lmns_class *cls);
+void *lmns_handle_check(lua_State *L, int i, const lmns_class *cls);
+void *lmns_handle_checkopen(lua_State *L, int i, const lmns_class *cls);
+void lmns_handle_closefd(lmns_handle *h);
+void lmns_handle_pushname(lua_State *L, const lmns_handle *h);
+int lmns_handle_same(lua_State *L);
+void lmns_handle_newclass(lua_State *L, const lmns_class *cls,
+			  const luaL_Reg *methods, const luaL_Reg *meta);
+/* the monotonic clock (s); poll with a timeout in s (< 0: for ever) */
+double lmns_now(void);
+double lmns_left(double timeout, double deadline);
+int lmns_poll(lua_State *L, struct pollfd *pfd, nfds_t n, double timeout);
 
-/* newapi.c: the fd of a mount fd userdata at arg, -1 if arg is none;
- * the mount ID of dfd/path via statx (*unique: the 64-bit unique ID) */
-int lmns_mountfd_fd(lua_State *L, int arg);
+/* ns.c: namespace handles */
+typedef struct lmns_ns {
+	lmns_handle h;		/* h.fd: the nsfs fd */
+	int nstype;		/* CLONE_NEW* of the namespace, for setns */
+	unsigned long long ino;	/* the ID lsns and readlink show */
+	const char *kind;	/* "mnt", "user", ... (static string) */
+} lmns_ns;
+/* the open handle of that kind (NULL: any) at argument arg, or raise */
+lmns_ns *lmns_ns_checkarg(lua_State *L, int arg, const char *kind);
+/* the same for the value at idx that is option field of argument arg */
+lmns_ns *lmns_ns_checkopt(lua_State *L, int idx, int arg, const char *field,
+			  const char *kind);
+/* NS_GET_MNTNS_ID of a mount namespace fd: 0, or -1 with errno */
+int lmns_ns_mntns_id(int fd, uint64_t *id);
+
+/* newapi.c: the open mount fd handle at arg, NULL if arg is none */
+lmns_handle *lmns_mountfd_test(lua_State *L, int arg);
+
+/* mountid.c: the mount ID of dfd/path via statx (*unique: the 64-bit
+ * unique ID); the unique mount ID an argument names */
 int lmns_mount_id_of(int dfd, const char *path, int flags,
 		     unsigned long long *id, int *unique);
+int lmns_mount_checkid(lua_State *L, int arg, uint64_t *id,
+		       const char **name);
+
+/* features.c: the probe's statmount mask, what a mountinfo record needs */
+#define LMNS_SM_MASK (STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | \
+		      STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT | \
+		      STATMOUNT_FS_TYPE | STATMOUNT_MNT_OPTS | \
+		      STATMOUNT_FS_SUBTYPE | STATMOUNT_SB_SOURCE)	/* uapi.h */
 
 /* tree.c: append s escaped by the one rule of every output (control
  * characters, DEL, C1, non-UTF-8 bytes, the backslash and the `extra`
@@ -126,6 +209,7 @@ void lmns_process_open(lua_State *L);
 void lmns_tree_open(lua_State *L);
 void lmns_newapi_open(lua_State *L);
 void lmns_statmount_open(lua_State *L);
+void lmns_features_open(lua_State *L);
 void lmns_watch_open(lua_State *L);
 
 #endif

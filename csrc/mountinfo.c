@@ -234,52 +234,13 @@ static long lmns_check_text(const char *text, size_t len, const char **why)
 
 /* ---- records ---------------------------------------------------------- */
 
-static void lmns_set_str(lua_State *L, const char *key, const char *v)
-{
-	if (v) {
-		lua_pushstring(L, v);
-		lua_setfield(L, -2, key);
-	}
-}
-
-static void lmns_set_int(lua_State *L, const char *key, lua_Integer v)
-{
-	lua_pushinteger(L, v);
-	lua_setfield(L, -2, key);
-}
-
-/* ---- the propagation word ------------------------------------------- */
-
-/*
- * One word for a mount's propagation, shared by mountinfo and statmount
- * records, indexed by LMNS_PROPAGATION_SHARED | _SLAVE | _UNBINDABLE. It
- * is findmnt's PROPAGATION column (misc-utils/findmnt.c: "shared" or
- * "private", then ",slave", then ",unbindable") without the "private,"
- * that findmnt puts before "slave" and "unbindable": each word names the
- * --make-* operations that give that state, and no flag is ever lost. The
- * kernel itself shows only the first five (making a mount shared clears
- * unbindable, making it unbindable drops its master and peers), but
- * mountinfo text may say any of the eight.
- */
-const char *const lmns_propagation_words[LMNS_PROPAGATION_WORDS] = {
-	"private", "shared", "slave", "shared,slave",
-	"unbindable", "shared,unbindable", "slave,unbindable",
-	"shared,slave,unbindable"
-};
-
-int lmns_propagation(int shared, int slave, int unbindable)
-{
-	return (shared ? LMNS_PROPAGATION_SHARED : 0) |
-	       (slave ? LMNS_PROPAGATION_SLAVE : 0) |
-	       (unbindable ? LMNS_PROPAGATION_UNBINDABLE : 0);
-}
-
 /*
  * The optional fields ("shared:1 master:2 propagate_from:3 unbindable")
  * become shared/master/propagate_from IDs, unbindable, and the propagation
- * word.
+ * word (record.c).
  */
-static void lmns_set_propagation(lua_State *L, const char *opt)
+static void lmns_rec_optional(lua_State *L, const lmns_builder *b,
+			      const char *opt)
 {
 	long shared = 0, master = 0, from = 0;
 	int unbindable = 0;
@@ -300,43 +261,42 @@ static void lmns_set_propagation(lua_State *L, const char *opt)
 		while (*p && *p != ' ')
 			p++;
 	}
-	if (shared)
-		lmns_set_int(L, "shared", shared);
-	if (master)
-		lmns_set_int(L, "master", master);
-	if (from)
-		lmns_set_int(L, "propagate_from", from);
-	lua_pushboolean(L, unbindable);
-	lua_setfield(L, -2, "unbindable");
-	lua_pushstring(L, lmns_propagation_words[lmns_propagation(shared != 0,
-				master != 0, unbindable)]);
-	lua_setfield(L, -2, "propagation");
+	lmns_rec_propagation(L, b, shared, master, from, unbindable);
+}
+
+/* A string field of libmount's (NULL: left out), memoised in slot m. */
+static void lmns_rec_cstr(lua_State *L, lmns_builder *b, int k, int m,
+			  const char *v)
+{
+	if (v)
+		lmns_rec_memo(L, b, k, m, v, strlen(v));
 }
 
 /*
- * Set key to a field of the text with its \ooo escapes decoded, as
+ * Set field k to a field of the text with its \ooo escapes decoded, as
  * libmount's unmangle decodes them (three octal digits, one byte).
  */
-static void lmns_set_unescaped(lua_State *L, const char *key, const char *s,
-			       size_t len)
+static void lmns_rec_unescaped(lua_State *L, const lmns_builder *b, int k,
+			       const char *s, size_t len)
 {
 	const char *end = s + len;
-	luaL_Buffer b;
+	luaL_Buffer buf;
 
-	luaL_buffinit(L, &b);
+	lmns_rec_key(L, b, k);
+	luaL_buffinit(L, &buf);
 	while (s < end) {
 		if (*s == '\\' && end - s >= 4 && s[1] >= '0' && s[1] <= '7' &&
 		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			luaL_addchar(&b, (char)(((s[1] - '0') << 6) |
-						((s[2] - '0') << 3) |
-						(s[3] - '0')));
+			luaL_addchar(&buf, (char)(((s[1] - '0') << 6) |
+						  ((s[2] - '0') << 3) |
+						  (s[3] - '0')));
 			s += 4;
 		} else {
-			luaL_addchar(&b, *s++);
+			luaL_addchar(&buf, *s++);
 		}
 	}
-	luaL_pushresult(&b);
-	lua_setfield(L, -2, key);
+	luaL_pushresult(&buf);
+	lua_rawset(L, -3);
 }
 
 /*
@@ -347,25 +307,28 @@ static void lmns_set_unescaped(lua_State *L, const char *key, const char *s,
  * text, and (up to 2.37) cut " (deleted)" off a target; mountns reports
  * what the kernel wrote.
  */
-static void lmns_push_record(lua_State *L, struct libmnt_fs *fs,
-			     const char *line, size_t len)
+static void lmns_push_record(lua_State *L, lmns_builder *b,
+			     struct libmnt_fs *fs, const char *line,
+			     size_t len)
 {
 	dev_t dev = mnt_fs_get_devno(fs);
 	lmns_fields f;
 
 	(void)lmns_check_line(line, len, &f);	/* checked: fills f */
 	lua_createtable(L, 0, 16);
-	lmns_set_int(L, "id", mnt_fs_get_id(fs));
-	lmns_set_int(L, "parent_id", mnt_fs_get_parent_id(fs));
-	lmns_set_int(L, "major", major(dev));
-	lmns_set_int(L, "minor", minor(dev));
-	lmns_set_unescaped(L, "root", f.root.p, f.root.len);
-	lmns_set_unescaped(L, "target", f.target.p, f.target.len);
-	lmns_set_str(L, "options", mnt_fs_get_vfs_options(fs));
-	lmns_set_str(L, "fstype", mnt_fs_get_fstype(fs));
-	lmns_set_unescaped(L, "source", f.source.p, f.source.len);
-	lmns_set_unescaped(L, "super_options", f.super.p, f.super.len);
-	lmns_set_propagation(L, mnt_fs_get_optional_fields(fs));
+	lmns_rec_int(L, b, LMNS_K_ID, mnt_fs_get_id(fs));
+	lmns_rec_int(L, b, LMNS_K_PARENT_ID, mnt_fs_get_parent_id(fs));
+	lmns_rec_int(L, b, LMNS_K_MAJOR, major(dev));
+	lmns_rec_int(L, b, LMNS_K_MINOR, minor(dev));
+	lmns_rec_unescaped(L, b, LMNS_K_ROOT, f.root.p, f.root.len);
+	lmns_rec_unescaped(L, b, LMNS_K_TARGET, f.target.p, f.target.len);
+	lmns_rec_cstr(L, b, LMNS_K_OPTIONS, LMNS_M_OPTIONS,
+		      mnt_fs_get_vfs_options(fs));
+	lmns_rec_cstr(L, b, LMNS_K_FSTYPE, LMNS_M_FSTYPE,
+		      mnt_fs_get_fstype(fs));
+	lmns_rec_unescaped(L, b, LMNS_K_SOURCE, f.source.p, f.source.len);
+	lmns_rec_unescaped(L, b, LMNS_K_SUPER_OPTIONS, f.super.p, f.super.len);
+	lmns_rec_optional(L, b, mnt_fs_get_optional_fields(fs));
 }
 
 /* ---- parsing ---------------------------------------------------------- */
@@ -392,6 +355,7 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 	struct libmnt_table *tb;
 	struct libmnt_iter *itr;
 	struct libmnt_fs *fs;
+	lmns_builder b;
 	FILE *f;
 	int rc;
 
@@ -400,6 +364,7 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 		lua_pushfstring(L, "line %d: %s", (int)-n, why);
 		return 2;
 	}
+	lmns_builder_init(L, &b);
 	lua_createtable(L, (int)n, 0);
 	if (n == 0)
 		return 1;
@@ -432,7 +397,8 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 					break;
 				line = nl + 1;
 			}
-			lmns_push_record(L, fs, line, lmns_line_len(line, nl));
+			lmns_push_record(L, &b, fs, line,
+					 lmns_line_len(line, nl));
 			lua_rawseti(L, -2, (int)++i);
 			line = nl < text + len ? nl + 1 : nl;
 		}

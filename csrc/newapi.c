@@ -41,114 +41,57 @@ fsmount(2), mount_setattr(2). Each call returns `nil, "op ...: strerror
 
 
 typedef struct lmns_mountfd {
-	int fd;			/* -1 once closed */
+	lmns_handle h;		/* h.fd: the mount fd */
 	char what[80];		/* how it was made, for messages */
 } lmns_mountfd;
 
 /* ---- the mount fd userdata -------------------------------------------- */
 
+/* "mountfd 5 [fsmount tmpfs]", "mountfd (closed) [fsmount tmpfs]" */
+static void lmns_mountfd_name(lua_State *L, const lmns_handle *h)
+{
+	const lmns_mountfd *m = (const lmns_mountfd *)h;
+
+	if (h->fd < 0)
+		lua_pushfstring(L, "mountfd (closed) [%s]", m->what);
+	else
+		lua_pushfstring(L, "mountfd %d [%s]", h->fd, m->what);
+}
+
+static const lmns_class mountfd_class = {
+	MOUNTFD_MT, "mount fd", sizeof(lmns_mountfd), lmns_mountfd_name
+};
+
 /* A closed handle first, the fd after: an allocation error leaks nothing. */
 static lmns_mountfd *lmns_mountfd_new(lua_State *L, const char *op,
 				      const char *arg)
 {
-	lmns_mountfd *m = lua_newuserdata(L, sizeof *m);
+	lmns_mountfd *m = lmns_handle_new(L, &mountfd_class);
 
-	m->fd = -1;
 	snprintf(m->what, sizeof m->what, "%s %s", op, arg);
-	luaL_getmetatable(L, MOUNTFD_MT);
-	lua_setmetatable(L, -2);
 	return m;
 }
 
-static lmns_mountfd *lmns_mountfd_check(lua_State *L, int i)
+lmns_handle *lmns_mountfd_test(lua_State *L, int arg)
 {
-	return luaL_checkudata(L, i, MOUNTFD_MT);
-}
+	lmns_handle *h = luaL_testudata(L, arg, MOUNTFD_MT);
 
-static lmns_mountfd *lmns_mountfd_checkopen(lua_State *L, int i)
-{
-	lmns_mountfd *m = lmns_mountfd_check(L, i);
-
-	if (m->fd < 0)
-		luaL_error(L, "attempt to use a closed mount fd");
-	return m;
-}
-
-int lmns_mountfd_fd(lua_State *L, int arg)
-{
-	lmns_mountfd *m = luaL_testudata(L, arg, MOUNTFD_MT);
-
-	if (!m)
-		return -1;
-	if (m->fd < 0)
+	if (h && h->fd < 0)
 		luaL_argerror(L, arg, "attempt to use a closed mount fd");
-	return m->fd;
-}
-
-static void lmns_mountfd_close_fd(lmns_mountfd *m)
-{
-	if (m->fd >= 0) {
-		int fd = m->fd;
-
-		m->fd = -1;
-		close(fd);
-	}
-}
-
-/* close(), __gc and __close: idempotent */
-static int lmns_mountfd_close(lua_State *L)
-{
-	lmns_mountfd_close_fd(lmns_mountfd_check(L, 1));
-	return 0;
-}
-
-static int lmns_mountfd_fileno(lua_State *L)
-{
-	lua_pushinteger(L, lmns_mountfd_checkopen(L, 1)->fd);
-	return 1;
-}
-
-static int lmns_mountfd_tostring(lua_State *L)
-{
-	lmns_mountfd *m = lmns_mountfd_check(L, 1);
-
-	if (m->fd < 0)
-		lua_pushfstring(L, "mountfd (closed) [%s]", m->what);
-	else
-		lua_pushfstring(L, "mountfd %d [%s]", m->fd, m->what);
-	return 1;
-}
-
-/* The unique mount ID of dfd/path (6.8+), else the reused one (5.8+). */
-int lmns_mount_id_of(int dfd, const char *path, int flags,
-		     unsigned long long *id, int *unique)
-{
-	struct lmns_statx stx;
-
-	memset(&stx, 0, sizeof stx);
-	if (syscall(SYS_statx, dfd, path, flags,
-		    STATX_MNT_ID | STATX_MNT_ID_UNIQUE, &stx) != 0)
-		return -1;
-	if (!(stx.stx_mask & (STATX_MNT_ID | STATX_MNT_ID_UNIQUE))) {
-		errno = ENOSYS;
-		return -1;
-	}
-	*id = stx.stx_mnt_id;
-	*unique = (stx.stx_mask & STATX_MNT_ID_UNIQUE) != 0;
-	return 0;
+	return h;
 }
 
 /* Two handles are equal when they hold the same mount. */
 static int lmns_mountfd_eq(lua_State *L)
 {
-	lmns_mountfd *a = lmns_mountfd_check(L, 1);
-	lmns_mountfd *b = lmns_mountfd_check(L, 2);
+	lmns_mountfd *a = lmns_handle_check(L, 1, &mountfd_class);
+	lmns_mountfd *b = lmns_handle_check(L, 2, &mountfd_class);
 	unsigned long long ia, ib;
 	int ua, ub;
 
-	lua_pushboolean(L, a == b || (a->fd >= 0 && b->fd >= 0 &&
-		lmns_mount_id_of(a->fd, "", AT_EMPTY_PATH, &ia, &ua) == 0 &&
-		lmns_mount_id_of(b->fd, "", AT_EMPTY_PATH, &ib, &ub) == 0 &&
+	lua_pushboolean(L, a == b || (a->h.fd >= 0 && b->h.fd >= 0 &&
+		lmns_mount_id_of(a->h.fd, "", AT_EMPTY_PATH, &ia, &ua) == 0 &&
+		lmns_mount_id_of(b->h.fd, "", AT_EMPTY_PATH, &ib, &ub) == 0 &&
 		ia == ib && ua == ub));
 	return 1;
 }
@@ -168,12 +111,10 @@ typedef struct lmns_where {
 
 static void lmns_check_where(lua_State *L, int arg, lmns_where *w)
 {
-	lmns_mountfd *m = luaL_testudata(L, arg, MOUNTFD_MT);
+	lmns_mountfd *m = (lmns_mountfd *)lmns_mountfd_test(L, arg);
 
 	if (m) {
-		if (m->fd < 0)
-			luaL_argerror(L, arg, "attempt to use a closed mount fd");
-		w->dfd = m->fd;
+		w->dfd = m->h.fd;
 		w->path = "";
 		w->empty = 1;
 		/* the name stays on the stack above the arguments: replacing
@@ -238,7 +179,7 @@ static int lmns_newapi_open_tree(lua_State *L)
 	fd = (int)syscall(SYS_open_tree, w.dfd, w.path, flags);
 	if (fd < 0)
 		return lmns_fail(L, errno, "open_tree", w.name, NULL);
-	m->fd = fd;
+	m->h.fd = fd;
 	return 1;
 }
 
@@ -402,8 +343,8 @@ static void lmns_check_attrs(lua_State *L, int arg, struct lmns_mount_attr *a,
 	lua_getfield(L, arg, "idmap");
 	if (!lua_isnil(L, -1)) {
 		a->attr_set |= MOUNT_ATTR_IDMAP;
-		a->userns_fd = (uint64_t)lmns_ns_checkfd(L, lua_gettop(L),
-							 arg, "idmap", "user");
+		a->userns_fd = (uint64_t)lmns_ns_checkopt(L, lua_gettop(L),
+						arg, "idmap", "user")->h.fd;
 	}
 	lua_pop(L, 1);
 }
@@ -654,30 +595,30 @@ static int lmns_newapi_fsmount(lua_State *L)
 	lmns_fsconfig_all(L, 2, -1, fstype);	/* misuse raises here */
 	/* the fs context is a handle too, so a raised error closes it */
 	fs = lmns_mountfd_new(L, "fsopen", fstype);
-	fs->fd = (int)syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC);
-	if (fs->fd < 0)
+	fs->h.fd = (int)syscall(SYS_fsopen, fstype, FSOPEN_CLOEXEC);
+	if (fs->h.fd < 0)
 		return lmns_fail(L, errno, "fsopen", fstype, NULL);
-	nret = lmns_fsconfig_all(L, 2, fs->fd, fstype);
+	nret = lmns_fsconfig_all(L, 2, fs->h.fd, fstype);
 	if (nret) {
-		lmns_mountfd_close_fd(fs);
+		lmns_handle_closefd(&fs->h);
 		return nret;
 	}
-	if (syscall(SYS_fsconfig, fs->fd, LMNS_FSCONFIG_CMD_CREATE, NULL,
+	if (syscall(SYS_fsconfig, fs->h.fd, LMNS_FSCONFIG_CMD_CREATE, NULL,
 		    NULL, 0) != 0) {
-		nret = lmns_fsfail(L, errno, fs->fd, "fsconfig", fstype,
+		nret = lmns_fsfail(L, errno, fs->h.fd, "fsconfig", fstype,
 				   "create");
-		lmns_mountfd_close_fd(fs);
+		lmns_handle_closefd(&fs->h);
 		return nret;
 	}
 	m = lmns_mountfd_new(L, "fsmount", fstype);
-	fd = (int)syscall(SYS_fsmount, fs->fd, FSMOUNT_CLOEXEC, attrs);
+	fd = (int)syscall(SYS_fsmount, fs->h.fd, FSMOUNT_CLOEXEC, attrs);
 	if (fd < 0) {
-		nret = lmns_fsfail(L, errno, fs->fd, "fsmount", fstype, NULL);
-		lmns_mountfd_close_fd(fs);
+		nret = lmns_fsfail(L, errno, fs->h.fd, "fsmount", fstype, NULL);
+		lmns_handle_closefd(&fs->h);
 		return nret;
 	}
-	m->fd = fd;
-	lmns_mountfd_close_fd(fs);
+	m->h.fd = fd;
+	lmns_handle_closefd(&fs->h);
 	return 1;
 }
 
@@ -704,14 +645,9 @@ The fd number.
 void lmns_newapi_open(lua_State *L)
 {
 	static const luaL_Reg methods[] = {
-		{ "close", lmns_mountfd_close },
-		{ "fileno", lmns_mountfd_fileno },
 		{ NULL, NULL }
 	};
 	static const luaL_Reg meta[] = {
-		{ "__gc", lmns_mountfd_close },
-		{ "__close", lmns_mountfd_close },
-		{ "__tostring", lmns_mountfd_tostring },
 		{ "__eq", lmns_mountfd_eq },
 		{ NULL, NULL }
 	};
@@ -723,11 +659,7 @@ void lmns_newapi_open(lua_State *L)
 		{ NULL, NULL }
 	};
 
-	luaL_newmetatable(L, MOUNTFD_MT);
-	luaL_setfuncs(L, meta, 0);
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
+	lmns_handle_newclass(L, &mountfd_class, methods, meta);
 	luaL_setfuncs(L, funcs, 0);
 	lmns_flags_register(L, "mount_attr", attr_flags);
 }

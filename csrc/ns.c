@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,13 +23,6 @@
 #define NS_MT "mountns.namespace"
 /* registry: a weak-keyed set of every handle, for close_namespaces */
 #define NS_OPEN_KEY "mountns.namespaces"
-
-typedef struct lmns_ns {
-	int fd;			/* -1 once closed */
-	int nstype;		/* CLONE_NEW* of the namespace, for setns */
-	unsigned long long ino;	/* the ID lsns and readlink show */
-	const char *kind;	/* "mnt", "user", ... (static string) */
-} lmns_ns;
 
 static const struct {
 	const char *kind;
@@ -58,44 +52,77 @@ static const char *const prop_ops[] = {
 	"unshare: make-rslave", NULL
 };
 
+static void lmns_ns_name(lua_State *L, const lmns_handle *h);
+
+static const lmns_class ns_class = {
+	NS_MT, "namespace", sizeof(lmns_ns), lmns_ns_name
+};
+
 static lmns_ns *lmns_ns_check(lua_State *L, int i)
 {
-	return luaL_checkudata(L, i, NS_MT);
+	return lmns_handle_check(L, i, &ns_class);
 }
 
 static lmns_ns *lmns_ns_checkopen(lua_State *L, int i)
 {
-	lmns_ns *ns = lmns_ns_check(L, i);
+	return lmns_handle_checkopen(L, i, &ns_class);
+}
 
-	if (ns->fd < 0)
-		luaL_error(L, "attempt to use a closed namespace");
-	return ns;
+/* "mnt:[4026531841]", as readlink(1) and lsns(8) show it */
+static void lmns_ns_name(lua_State *L, const lmns_handle *h)
+{
+	const lmns_ns *ns = (const lmns_ns *)h;
+	char buf[64];
+
+	snprintf(buf, sizeof buf, "%s:[%llu]%s", ns->kind, ns->ino,
+		 h->fd < 0 ? " (closed)" : "");
+	lua_pushstring(L, buf);
 }
 
 /*
- * The fd of the open namespace handle at stack index idx, for other areas
- * (idmap of mount_setattr, listmount of another namespace): it is option
- * field of argument arg. kind NULL takes any kind; a wrong kind or a closed
- * handle raises, naming the option.
+ * The open namespace handle at stack index idx of that kind (NULL: any),
+ * for other areas; anything else raises, naming argument arg and, when
+ * idx is option field of it, the option.
  */
-int lmns_ns_checkfd(lua_State *L, int idx, int arg, const char *field,
-		    const char *kind)
+static lmns_ns *lmns_ns_checkat(lua_State *L, int idx, int arg,
+				const char *field, const char *kind)
 {
 	lmns_ns *ns = luaL_testudata(L, idx, NS_MT);
+	const char *err = NULL;
 
 	if (!ns)
-		return luaL_argerror(L, arg, lua_pushfstring(L,
-			"option '%s': %s namespace handle expected, got %s",
-			field, kind ? kind : "a", luaL_typename(L, idx)));
-	if (ns->fd < 0)
-		return luaL_argerror(L, arg, lua_pushfstring(L,
-			"option '%s': attempt to use a closed namespace",
-			field));
-	if (kind && strcmp(ns->kind, kind) != 0)
-		return luaL_argerror(L, arg, lua_pushfstring(L,
-			"option '%s': %s namespace handle expected, got a %s "
-			"namespace", field, kind, ns->kind));
-	return ns->fd;
+		err = lua_pushfstring(L, "%s namespace handle expected, got %s",
+			!kind ? "a" : field || strcmp(kind, "mnt") ? kind :
+			"mount", luaL_typename(L, idx));
+	else if (ns->h.fd < 0)
+		err = "attempt to use a closed namespace";
+	else if (kind && strcmp(ns->kind, kind) != 0)
+		err = lua_pushfstring(L, "%s namespace handle expected, got a "
+			"%s namespace", kind, ns->kind);
+	if (err && field)
+		err = lua_pushfstring(L, "option '%s': %s", field, err);
+	if (err)
+		luaL_argerror(L, arg, err);
+	return ns;
+}
+
+/* The open namespace handle at argument arg (fanotify_mounts, mntns_id). */
+lmns_ns *lmns_ns_checkarg(lua_State *L, int arg, const char *kind)
+{
+	return lmns_ns_checkat(L, arg, arg, NULL, kind);
+}
+
+/* The open namespace handle at idx, option field of argument arg (idmap
+ * of mount_setattr, ns of listmount and statmount). */
+lmns_ns *lmns_ns_checkopt(lua_State *L, int idx, int arg, const char *field,
+			  const char *kind)
+{
+	return lmns_ns_checkat(L, idx, arg, field, kind);
+}
+
+int lmns_ns_mntns_id(int fd, uint64_t *id)
+{
+	return ioctl(fd, NS_GET_MNTNS_ID, id);
 }
 
 /* Write "s" to /proc/self/<file>; returns 0 or -1 with errno set. */
@@ -231,20 +258,17 @@ static int lmns_ns_namespace(lua_State *L)
 		snprintf(path, sizeof path, "%lld/ns/%s",
 			 (long long)luaL_checkinteger(L, 1), ns_kinds[k].kind);
 	/* the handle exists, closed, before the fd does: no leak on error */
-	ns = lua_newuserdata(L, sizeof *ns);
-	ns->fd = -1;
+	ns = lmns_handle_new(L, &ns_class);
 	ns->nstype = ns_kinds[k].nstype;
 	ns->kind = ns_kinds[k].kind;
 	ns->ino = 0;
-	luaL_getmetatable(L, NS_MT);
-	lua_setmetatable(L, -2);
 	lua_getfield(L, LUA_REGISTRYINDEX, NS_OPEN_KEY);
 	lua_pushvalue(L, -2);
 	lua_pushboolean(L, 1);
 	lua_rawset(L, -3);
 	lua_pop(L, 1);
-	ns->fd = lmns_procfs_openat(L, path, O_RDONLY | O_CLOEXEC);
-	if (ns->fd < 0 || fstat(ns->fd, &st) != 0) {
+	ns->h.fd = lmns_procfs_openat(L, path, O_RDONLY | O_CLOEXEC);
+	if (ns->h.fd < 0 || fstat(ns->h.fd, &st) != 0) {
 		int err = errno;
 
 		lua_pushfstring(L, "/proc/%s", path);
@@ -280,13 +304,37 @@ static int lmns_ns_close_all(lua_State *L)
 		for (i = 1; i <= n; i++)
 			if (lua_touserdata(L, i) == ns)
 				keep = 1;
-		if (!keep && ns->fd >= 0) {
-			close(ns->fd);
-			ns->fd = -1;
+		if (!keep && ns->h.fd >= 0) {
+			lmns_handle_closefd(&ns->h);
 			closed++;
 		}
 	}
 	lua_pushinteger(L, closed);
+	return 1;
+}
+
+/***
+The 64-bit ID of a mount namespace (the NS_GET_MNTNS_ID ioctl, Linux 6.11),
+as `listmount` and `statmount` take it.
+@function mntns_id
+@tparam namespace ns a mount namespace handle
+@treturn[1] int
+@return[2] nil
+@treturn[2] string "mntns_id mnt:[INO]: strerror (ENAME)"
+@treturn[2] int errno
+*/
+static int lmns_ns_mntns_id_f(lua_State *L)
+{
+	lmns_ns *ns = lmns_ns_checkarg(L, 1, "mnt");
+	uint64_t id;
+
+	if (lmns_ns_mntns_id(ns->h.fd, &id) != 0) {
+		int err = errno;
+
+		lmns_ns_name(L, &ns->h);
+		return lmns_fail(L, err, "mntns_id", lua_tostring(L, -1), NULL);
+	}
+	lua_pushinteger(L, (lua_Integer)id);
 	return 1;
 }
 
@@ -316,11 +364,6 @@ The fd of the handle.
 @function namespace:fileno
 @treturn int
 */
-static int lmns_ns_fileno(lua_State *L)
-{
-	lua_pushinteger(L, lmns_ns_checkopen(L, 1)->fd);
-	return 1;
-}
 
 /***
 The kind of namespace: `"mnt"`, `"user"`, ...
@@ -347,7 +390,7 @@ static int lmns_ns_enter(lua_State *L)
 	lmns_ns *ns = lmns_ns_checkopen(L, 1);
 	char name[64];
 
-	if (setns(ns->fd, ns->nstype) != 0) {
+	if (setns(ns->h.fd, ns->nstype) != 0) {
 		int err = errno;
 
 		snprintf(name, sizeof name, "%s:[%llu]", ns->kind, ns->ino);
@@ -361,31 +404,6 @@ static int lmns_ns_enter(lua_State *L)
 Close the handle; closing twice is harmless.
 @function namespace:close
 */
-/* close(), __gc and __close: idempotent, like lfs's dir objects */
-static int lmns_ns_close(lua_State *L)
-{
-	lmns_ns *ns = lmns_ns_check(L, 1);
-
-	if (ns->fd >= 0) {
-		int fd = ns->fd;
-
-		ns->fd = -1;
-		close(fd);
-	}
-	return 0;
-}
-
-static int lmns_ns_tostring(lua_State *L)
-{
-	lmns_ns *ns = lmns_ns_check(L, 1);
-	char buf[64];
-
-	snprintf(buf, sizeof buf, "%s:[%llu]%s", ns->kind, ns->ino,
-		 ns->fd < 0 ? " (closed)" : "");
-	lua_pushstring(L, buf);
-	return 1;
-}
-
 static int lmns_ns_eq(lua_State *L)
 {
 	lmns_ns *a = lmns_ns_check(L, 1), *b = lmns_ns_check(L, 2);
@@ -398,16 +416,11 @@ void lmns_ns_open(lua_State *L)
 {
 	static const luaL_Reg methods[] = {
 		{ "id", lmns_ns_id },
-		{ "fileno", lmns_ns_fileno },
 		{ "kind", lmns_ns_kind },
 		{ "enter", lmns_ns_enter },
-		{ "close", lmns_ns_close },
 		{ NULL, NULL }
 	};
 	static const luaL_Reg meta[] = {
-		{ "__gc", lmns_ns_close },
-		{ "__close", lmns_ns_close },
-		{ "__tostring", lmns_ns_tostring },
 		{ "__eq", lmns_ns_eq },
 		{ NULL, NULL }
 	};
@@ -415,6 +428,7 @@ void lmns_ns_open(lua_State *L)
 		{ "unshare", lmns_ns_unshare },
 		{ "namespace", lmns_ns_namespace },
 		{ "close_namespaces", lmns_ns_close_all },
+		{ "mntns_id", lmns_ns_mntns_id_f },
 		{ NULL, NULL }
 	};
 
@@ -424,10 +438,6 @@ void lmns_ns_open(lua_State *L)
 	lua_setfield(L, -2, "__mode");
 	lua_setmetatable(L, -2);
 	lua_setfield(L, LUA_REGISTRYINDEX, NS_OPEN_KEY);
-	luaL_newmetatable(L, NS_MT);
-	luaL_setfuncs(L, meta, 0);
-	luaL_newlib(L, methods);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
+	lmns_handle_newclass(L, &ns_class, methods, meta);
 	luaL_setfuncs(L, funcs, 0);
 }

@@ -186,14 +186,6 @@ static int lmns_process_write(lua_State *L)
 	return 1;
 }
 
-static double lmns_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /***
 Read an fd until end of file.
 @function read_all
@@ -218,18 +210,10 @@ static int lmns_process_read_all(lua_State *L)
 	luaL_buffinit(L, &b);
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
-		int ms = -1, rc;
 		ssize_t n;
 		char *p;
+		int rc = lmns_poll(L, &pfd, 1, lmns_left(timeout, deadline));
 
-		if (timeout >= 0) {
-			double left = deadline - lmns_now();
-
-			ms = left > 0 ? (int)(left * 1000) + 1 : 0;
-		}
-		rc = poll(&pfd, 1, ms);
-		if (rc < 0 && errno == EINTR)
-			continue;
 		if (rc < 0) {
 			int err = errno;
 
@@ -296,11 +280,15 @@ static int lmns_process_read_exact(lua_State *L)
 
 		if (timeout >= 0) {
 			struct pollfd pfd = { fd, POLLIN, 0 };
-			double left = deadline - lmns_now();
-			int rc = poll(&pfd, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+			int rc = lmns_poll(L, &pfd, 1,
+					   lmns_left(timeout, deadline));
 
-			if (rc < 0 && errno == EINTR)
-				continue;
+			if (rc < 0) {
+				int err = errno;
+
+				luaL_pushresult(&b);
+				return lmns_fail(L, err, "poll", NULL, NULL);
+			}
 			if (rc == 0) {
 				luaL_pushresult(&b);
 				lua_pushnil(L);
@@ -360,21 +348,14 @@ static int lmns_process_read_outputs(lua_State *L)
 	lua_pushliteral(L, "");	/* 5: fd2's data */
 	while (open[0] || open[1]) {
 		struct pollfd pfd[2];
-		int ms = -1, rc;
+		int rc;
 
 		for (i = 0; i < 2; i++) {
 			pfd[i].fd = open[i] ? fds[i] : -1;
 			pfd[i].events = POLLIN;
 			pfd[i].revents = 0;
 		}
-		if (timeout >= 0) {
-			double left = deadline - lmns_now();
-
-			ms = left > 0 ? (int)(left * 1000) + 1 : 0;
-		}
-		rc = poll(pfd, 2, ms);
-		if (rc < 0 && errno == EINTR)
-			continue;
+		rc = lmns_poll(L, pfd, 2, lmns_left(timeout, deadline));
 		if (rc < 0)
 			return lmns_fail(L, errno, "poll", NULL, NULL);
 		if (rc == 0) {

@@ -23,8 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/fanotify.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lmns.h"
@@ -43,61 +41,44 @@ Live mount events
 #define POLLER_MT "mountns.poller"
 
 typedef struct lmns_watch {
-	int fd;			/* the fanotify group, -1 once closed */
+	lmns_handle h;		/* h.fd: the fanotify group */
 	unsigned long long ino;	/* the watched namespace, for __tostring */
 } lmns_watch;
 
 typedef struct lmns_poller {
-	int fd;			/* an open mountinfo file, -1 once closed */
+	lmns_handle h;		/* h.fd: an open mountinfo file */
 	long pid;		/* whose mountinfo it is, 0: the opener's */
 } lmns_poller;
 
-static double lmns_watch_now(void)
+static void lmns_watch_name(lua_State *L, const lmns_handle *h)
 {
-	struct timespec ts;
+	char buf[80];
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	snprintf(buf, sizeof buf, "fanotify watch of mnt:[%llu]%s",
+		 ((const lmns_watch *)h)->ino, h->fd < 0 ? " (closed)" : "");
+	lua_pushstring(L, buf);
 }
 
-/* A timeout in seconds (nil or negative: for ever) as poll's milliseconds,
- * rounded up so a short wait is not a busy zero. */
-static int lmns_watch_ms(double left)
+static void lmns_poller_name(lua_State *L, const lmns_handle *h)
 {
-	if (left < 0)
-		return -1;
-	if (left > 2e6)
-		return 2000000000;
-	return (int)(left * 1000 + 0.999);
+	long pid = ((const lmns_poller *)h)->pid;
+	char buf[80];
+
+	if (pid)
+		snprintf(buf, sizeof buf, "mountinfo poller of PID %ld%s",
+			 pid, h->fd < 0 ? " (closed)" : "");
+	else
+		snprintf(buf, sizeof buf, "mountinfo poller%s",
+			 h->fd < 0 ? " (closed)" : "");
+	lua_pushstring(L, buf);
 }
 
-/*
- * poll() that resumes after a signal with what is left of the timeout,
- * unless the signal's handler set a Lua hook: the standalone interpreters
- * (lua.c, luajit.c) answer Ctrl-C so, to raise "interrupted!" at the next
- * Lua instruction. Then it fails with EINTR at once; resuming would hold
- * Ctrl-C back until the timeout.
- */
-static int lmns_watch_poll(lua_State *L, struct pollfd *pfd, nfds_t n,
-			   double timeout)
-{
-	double deadline = lmns_watch_now() + timeout;
-	lua_Hook hook = lua_gethook(L);
-	int mask = lua_gethookmask(L), rc;
-
-	for (;;) {
-		double left = timeout < 0 ? -1 : deadline - lmns_watch_now();
-
-		rc = poll(pfd, n, timeout < 0 ? -1 :
-			  lmns_watch_ms(left > 0 ? left : 0));
-		if (rc >= 0 || errno != EINTR)
-			return rc;
-		if (lua_gethook(L) != hook || lua_gethookmask(L) != mask) {
-			errno = EINTR;
-			return -1;
-		}
-	}
-}
+static const lmns_class watch_class = {
+	WATCH_MT, "watch", sizeof(lmns_watch), lmns_watch_name
+};
+static const lmns_class poller_class = {
+	POLLER_MT, "poller", sizeof(lmns_poller), lmns_poller_name
+};
 
 static double lmns_watch_opttimeout(lua_State *L, int arg)
 {
@@ -105,20 +86,6 @@ static double lmns_watch_opttimeout(lua_State *L, int arg)
 }
 
 /* ---- fanotify mount watch ---------------------------------------------- */
-
-static lmns_watch *lmns_watch_check(lua_State *L, int i)
-{
-	return luaL_checkudata(L, i, WATCH_MT);
-}
-
-static lmns_watch *lmns_watch_checkopen(lua_State *L, int i)
-{
-	lmns_watch *w = lmns_watch_check(L, i);
-
-	if (w->fd < 0)
-		luaL_error(L, "attempt to use a closed watch");
-	return w;
-}
 
 /***
 A watch on the mounts attached to and detached from
@@ -134,28 +101,20 @@ CAP_SYS_ADMIN over the namespace's user namespace.
 */
 static int lmns_watch_fanotify(lua_State *L)
 {
-	struct stat st;
+	lmns_ns *ns = lmns_ns_checkarg(L, 1, "mnt");
 	lmns_watch *w;
-	int nsfd, fd, err;
+	int fd, err;
 
-	if (!luaL_testudata(L, 1, "mountns.namespace"))
-		return luaL_argerror(L, 1, lua_pushfstring(L,
-			"mount namespace handle expected, got %s",
-			luaL_typename(L, 1)));
-	nsfd = lmns_ns_checkfd(L, 1, 1, "ns", "mnt");
 	/* the handle exists, closed, before the group does: no leak */
-	w = lua_newuserdata(L, sizeof *w);
-	w->fd = -1;
-	w->ino = fstat(nsfd, &st) == 0 ? (unsigned long long)st.st_ino : 0;
-	luaL_getmetatable(L, WATCH_MT);
-	lua_setmetatable(L, -2);
+	w = lmns_handle_new(L, &watch_class);
+	w->ino = ns->ino;
 	fd = fanotify_init(FAN_REPORT_MNT | FAN_CLOEXEC | FAN_NONBLOCK,
 			   O_RDONLY);
 	if (fd < 0)
 		return lmns_fail(L, errno, "fanotify_init", "FAN_REPORT_MNT",
 				 NULL);
 	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MNTNS,
-			  FAN_MNT_ATTACH | FAN_MNT_DETACH, nsfd, NULL) != 0) {
+			  FAN_MNT_ATTACH | FAN_MNT_DETACH, ns->h.fd, NULL) != 0) {
 		char name[48];
 
 		err = errno;
@@ -163,7 +122,7 @@ static int lmns_watch_fanotify(lua_State *L)
 		snprintf(name, sizeof name, "mnt:[%llu]", w->ino);
 		return lmns_fail(L, err, "fanotify_mark", name, NULL);
 	}
-	w->fd = fd;
+	w->h.fd = fd;
 	return 1;
 }
 
@@ -232,7 +191,7 @@ static void lmns_watch_parse(lua_State *L, const char *buf, size_t len)
  */
 static int lmns_watch_read(lua_State *L)
 {
-	lmns_watch *w = lmns_watch_checkopen(L, 1);
+	lmns_watch *w = lmns_handle_checkopen(L, 1, &watch_class);
 	double timeout = lmns_watch_opttimeout(L, 2);
 	struct pollfd pfd;
 	union {
@@ -240,14 +199,14 @@ static int lmns_watch_read(lua_State *L)
 		char b[8192];
 	} buf;
 
-	pfd.fd = w->fd;
+	pfd.fd = w->h.fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
-	if (lmns_watch_poll(L, &pfd, 1, timeout) < 0)
+	if (lmns_poll(L, &pfd, 1, timeout) < 0)
 		return lmns_fail(L, errno, "poll", "fanotify", NULL);
 	lua_newtable(L);
 	for (;;) {
-		ssize_t n = read(w->fd, buf.b, sizeof buf.b);
+		ssize_t n = read(w->h.fd, buf.b, sizeof buf.b);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -265,53 +224,6 @@ static int lmns_watch_read(lua_State *L)
 		lmns_watch_parse(L, buf.b, (size_t)n);
 	}
 	return 1;
-}
-
-static int lmns_watch_fileno(lua_State *L)
-{
-	lua_pushinteger(L, lmns_watch_checkopen(L, 1)->fd);
-	return 1;
-}
-
-/* close(), __gc and __close: idempotent */
-static int lmns_watch_close(lua_State *L)
-{
-	lmns_watch *w = lmns_watch_check(L, 1);
-
-	if (w->fd >= 0) {
-		int fd = w->fd;
-
-		w->fd = -1;
-		close(fd);
-	}
-	return 0;
-}
-
-static int lmns_watch_tostring(lua_State *L)
-{
-	lmns_watch *w = lmns_watch_check(L, 1);
-	char buf[80];
-
-	snprintf(buf, sizeof buf, "fanotify watch of mnt:[%llu]%s", w->ino,
-		 w->fd < 0 ? " (closed)" : "");
-	lua_pushstring(L, buf);
-	return 1;
-}
-
-/* ---- mountinfo poller --------------------------------------------------- */
-
-static lmns_poller *lmns_poller_check(lua_State *L, int i)
-{
-	return luaL_checkudata(L, i, POLLER_MT);
-}
-
-static lmns_poller *lmns_poller_checkopen(lua_State *L, int i)
-{
-	lmns_poller *p = lmns_poller_check(L, i);
-
-	if (p->fd < 0)
-		luaL_error(L, "attempt to use a closed poller");
-	return p;
 }
 
 /***
@@ -336,13 +248,10 @@ static int lmns_poller_open(lua_State *L)
 	} else {
 		snprintf(path, sizeof path, "self/mountinfo");
 	}
-	p = lua_newuserdata(L, sizeof *p);
-	p->fd = -1;
+	p = lmns_handle_new(L, &poller_class);
 	p->pid = pid;
-	luaL_getmetatable(L, POLLER_MT);
-	lua_setmetatable(L, -2);
-	p->fd = lmns_procfs_openat(L, path, O_RDONLY | O_CLOEXEC);
-	if (p->fd < 0) {
+	p->h.fd = lmns_procfs_openat(L, path, O_RDONLY | O_CLOEXEC);
+	if (p->h.fd < 0) {
 		int err = errno;
 
 		lua_pushfstring(L, "/proc/%s", path);
@@ -368,52 +277,18 @@ static int lmns_poller_changed(const struct pollfd *pfd)
  */
 static int lmns_poller_wait(lua_State *L)
 {
-	lmns_poller *p = lmns_poller_checkopen(L, 1);
+	lmns_poller *p = lmns_handle_checkopen(L, 1, &poller_class);
 	double timeout = lmns_watch_opttimeout(L, 2);
 	struct pollfd pfd;
 	int rc;
 
-	pfd.fd = p->fd;
+	pfd.fd = p->h.fd;
 	pfd.events = POLLPRI;
 	pfd.revents = 0;
-	rc = lmns_watch_poll(L, &pfd, 1, timeout);
+	rc = lmns_poll(L, &pfd, 1, timeout);
 	if (rc < 0)
 		return lmns_fail(L, errno, "poll", "mountinfo", NULL);
 	lua_pushboolean(L, rc > 0 && lmns_poller_changed(&pfd));
-	return 1;
-}
-
-static int lmns_poller_fileno(lua_State *L)
-{
-	lua_pushinteger(L, lmns_poller_checkopen(L, 1)->fd);
-	return 1;
-}
-
-static int lmns_poller_close(lua_State *L)
-{
-	lmns_poller *p = lmns_poller_check(L, 1);
-
-	if (p->fd >= 0) {
-		int fd = p->fd;
-
-		p->fd = -1;
-		close(fd);
-	}
-	return 0;
-}
-
-static int lmns_poller_tostring(lua_State *L)
-{
-	lmns_poller *p = lmns_poller_check(L, 1);
-	char buf[80];
-
-	if (p->pid)
-		snprintf(buf, sizeof buf, "mountinfo poller of PID %ld%s",
-			 p->pid, p->fd < 0 ? " (closed)" : "");
-	else
-		snprintf(buf, sizeof buf, "mountinfo poller%s",
-			 p->fd < 0 ? " (closed)" : "");
-	lua_pushstring(L, buf);
 	return 1;
 }
 
@@ -440,10 +315,9 @@ static int lmns_watch_wait_any(lua_State *L)
 	luaL_argcheck(L, n >= 1, 2, "a watch, poller or fd expected");
 	pfd = lua_newuserdata(L, (size_t)n * sizeof *pfd);
 	for (i = 0; i < n; i++) {
-		lmns_watch *w = luaL_testudata(L, i + 2, WATCH_MT);
-
-		if (w) {
-			pfd[i].fd = lmns_watch_checkopen(L, i + 2)->fd;
+		if (luaL_testudata(L, i + 2, WATCH_MT)) {
+			pfd[i].fd = ((lmns_handle *)lmns_handle_checkopen(L,
+				     i + 2, &watch_class))->fd;
 			pfd[i].events = POLLIN;
 		} else if (lua_type(L, i + 2) == LUA_TNUMBER) {
 			lua_Integer fd = luaL_checkinteger(L, i + 2);
@@ -453,7 +327,8 @@ static int lmns_watch_wait_any(lua_State *L)
 			pfd[i].fd = (int)fd;
 			pfd[i].events = POLLIN;
 		} else if (luaL_testudata(L, i + 2, POLLER_MT)) {
-			pfd[i].fd = lmns_poller_checkopen(L, i + 2)->fd;
+			pfd[i].fd = ((lmns_handle *)lmns_handle_checkopen(L,
+				     i + 2, &poller_class))->fd;
 			pfd[i].events = POLLPRI;
 		} else {
 			return luaL_argerror(L, i + 2, lua_pushfstring(L,
@@ -462,7 +337,7 @@ static int lmns_watch_wait_any(lua_State *L)
 		}
 		pfd[i].revents = 0;
 	}
-	if (lmns_watch_poll(L, pfd, (nfds_t)n, timeout) < 0)
+	if (lmns_poll(L, pfd, (nfds_t)n, timeout) < 0)
 		return lmns_fail(L, errno, "poll", NULL, NULL);
 	luaL_checkstack(L, n, "too many objects");
 	for (i = 0; i < n; i++)
@@ -473,49 +348,18 @@ static int lmns_watch_wait_any(lua_State *L)
 	return n;
 }
 
-static void lmns_watch_newclass(lua_State *L, const char *name,
-				const luaL_Reg *methods, const luaL_Reg *meta)
-{
-	luaL_newmetatable(L, name);
-	luaL_setfuncs(L, meta, 0);
-	lua_newtable(L);	/* not luaL_newlib: methods is a pointer */
-	luaL_setfuncs(L, methods, 0);
-	lua_setfield(L, -2, "__index");
-	lua_pop(L, 1);
-}
-
-static int lmns_watch_eq(lua_State *L)
-{
-	lua_pushboolean(L, lua_touserdata(L, 1) == lua_touserdata(L, 2));
-	return 1;
-}
-
 void lmns_watch_open(lua_State *L)
 {
 	static const luaL_Reg watch_methods[] = {
 		{ "read", lmns_watch_read },
-		{ "fileno", lmns_watch_fileno },
-		{ "close", lmns_watch_close },
-		{ NULL, NULL }
-	};
-	static const luaL_Reg watch_meta[] = {
-		{ "__gc", lmns_watch_close },
-		{ "__close", lmns_watch_close },
-		{ "__tostring", lmns_watch_tostring },
-		{ "__eq", lmns_watch_eq },
 		{ NULL, NULL }
 	};
 	static const luaL_Reg poller_methods[] = {
 		{ "wait", lmns_poller_wait },
-		{ "fileno", lmns_poller_fileno },
-		{ "close", lmns_poller_close },
 		{ NULL, NULL }
 	};
-	static const luaL_Reg poller_meta[] = {
-		{ "__gc", lmns_poller_close },
-		{ "__close", lmns_poller_close },
-		{ "__tostring", lmns_poller_tostring },
-		{ "__eq", lmns_watch_eq },
+	static const luaL_Reg meta[] = {
+		{ "__eq", lmns_handle_same },
 		{ NULL, NULL }
 	};
 	static const luaL_Reg funcs[] = {
@@ -525,7 +369,7 @@ void lmns_watch_open(lua_State *L)
 		{ NULL, NULL }
 	};
 
-	lmns_watch_newclass(L, WATCH_MT, watch_methods, watch_meta);
-	lmns_watch_newclass(L, POLLER_MT, poller_methods, poller_meta);
+	lmns_handle_newclass(L, &watch_class, watch_methods, meta);
+	lmns_handle_newclass(L, &poller_class, poller_methods, meta);
 	luaL_setfuncs(L, funcs, 0);
 }

@@ -30,9 +30,10 @@ build = {
   modules = {
     ["mountns.core"] = {
       sources = {
-        "csrc/core.c", "csrc/errors.c", "csrc/args.c", "csrc/mount.c",
-        "csrc/mountinfo.c", "csrc/ns.c", "csrc/procfs.c", "csrc/process.c", "csrc/tree.c",
-        "csrc/newapi.c", "csrc/statmount.c", "csrc/watch.c",
+        "csrc/core.c", "csrc/errors.c", "csrc/args.c", "csrc/handle.c",
+        "csrc/procfs.c", "csrc/record.c", "csrc/ns.c", "csrc/mount.c",
+        "csrc/mountinfo.c", "csrc/process.c", "csrc/tree.c", "csrc/mountid.c",
+        "csrc/newapi.c", "csrc/statmount.c", "csrc/features.c", "csrc/watch.c",
       },
       incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
       libdirs = { "$(LIBMOUNT_LIBDIR)" },

@@ -472,6 +472,25 @@ describe("new mount API", function()
       assert.truthy(msg:match("^statmount 1099511627783: "), msg)
       assert.is_number(errno)
     end)
+    it("listmount's mnt_id lists below that mount; a non-integer names the option", function()
+      if not need("statmount_complete") then return end
+      local r = isolate(function()
+        local base = helper.sandbox()
+        assert(mountns.mount("t", base, "tmpfs"))
+        assert(mountns.mkdir(base .. "/a"))
+        assert(mountns.mount("t", base .. "/a", "tmpfs"))
+        local top = assert(mountns.statmount(base)).unique_id
+        return { below = assert(mountns.listmount { mnt_id = top }),
+                 a = assert(mountns.statmount(base .. "/a")).unique_id }
+      end)
+      assert.are.same({ r.a }, r.below)
+      for _, bad in ipairs { "x", 1.5, true } do
+        local ok, err = pcall(mountns.listmount, { mnt_id = bad })
+        assert.is_false(ok)
+        assert.matches("bad argument #1 to '[^']*' %(option 'mnt_id' must be an "
+          .. "integer, got " .. (type(bad) == "number" and "1.5" or type(bad)), tostring(err))
+      end
+    end)
   end)
 
   describe("bad arguments to the new API", function()
