@@ -183,11 +183,9 @@ int lmns_ns_mntns_id(int fd, uint64_t *id);
 lmns_handle *lmns_mountfd_test(lua_State *L, int arg);
 
 /* mountid.c: the mount ID of dfd/path via statx (*unique: the 64-bit
- * unique ID); the unique mount ID an argument names */
+ * unique ID) */
 int lmns_mount_id_of(int dfd, const char *path, int flags,
 		     unsigned long long *id, int *unique);
-int lmns_mount_checkid(lua_State *L, int arg, uint64_t *id,
-		       const char **name);
 
 /* features.c: the probe's statmount mask, what a mountinfo record needs */
 #define LMNS_SM_MASK (STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | \

@@ -304,6 +304,54 @@ static int lmns_statmount_listmount(lua_State *L)
 	return 1;
 }
 
+/*
+ * The unique mount ID that argument arg names: an integer, a record with
+ * unique_id, a path or a mount fd (both via statx). 0, or -1 with errno;
+ * *name is the path or the mount fd's name (left on the stack), or NULL.
+ */
+static int lmns_check_mount_id(lua_State *L, int arg, uint64_t *id,
+			       const char **name)
+{
+	unsigned long long uid = 0;
+	lmns_handle *h;
+	int unique = 0, rc;
+
+	*name = NULL;
+	switch (lua_type(L, arg)) {
+	case LUA_TNUMBER:
+		*id = (uint64_t)luaL_checkinteger(L, arg);
+		return 0;
+	case LUA_TTABLE:
+		lua_getfield(L, arg, "unique_id");
+		if (lua_type(L, -1) != LUA_TNUMBER)
+			return luaL_argerror(L, arg, "record without unique_id "
+				"(from mountinfo? list with mountns.mounts())");
+		*id = (uint64_t)lua_tointeger(L, -1);
+		lua_pop(L, 1);
+		return 0;
+	case LUA_TSTRING:
+		*name = lmns_checkpath(L, arg);
+		rc = lmns_mount_id_of(AT_FDCWD, *name, 0, &uid, &unique);
+		break;
+	default:
+		h = lmns_mountfd_test(L, arg);
+		if (!h)
+			return luaL_argerror(L, arg, lua_pushfstring(L,
+				"unique mount ID, record, path or mount fd "
+				"expected, got %s", luaL_typename(L, arg)));
+		lmns_handle_pushname(L, h);	/* stays on the stack */
+		*name = lua_tostring(L, -1);
+		rc = lmns_mount_id_of(h->fd, "", AT_EMPTY_PATH, &uid, &unique);
+		break;
+	}
+	if (rc == 0 && !unique) {
+		errno = ENOSYS;	/* statx before 6.8: no unique ID */
+		rc = -1;
+	}
+	*id = uid;
+	return rc;
+}
+
 /***
 One mount as a record, without reading the table.
 @function statmount
@@ -331,7 +379,7 @@ static int lmns_statmount_statmount(lua_State *L)
 	from = lmns_optbool(L, 2, "propagate_from", 0);
 	if (from)
 		mask |= STATMOUNT_PROPAGATE_FROM;
-	if (lmns_mount_checkid(L, 1, &id, &name) != 0)
+	if (lmns_check_mount_id(L, 1, &id, &name) != 0)
 		return lmns_fail(L, errno, "statmount", name, NULL);
 	if (!name) {
 		snprintf(idbuf, sizeof idbuf, "%llu", (unsigned long long)id);
