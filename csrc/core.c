@@ -5,21 +5,6 @@
 #define _GNU_SOURCE
 #include "lmns.h"
 
-#ifdef LMNS_COMPAT_TESTUDATA
-void *lmns_testudata(lua_State *L, int i, const char *tname)
-{
-	void *p = lua_touserdata(L, i);
-
-	if (!p || !lua_getmetatable(L, i))
-		return NULL;
-	luaL_getmetatable(L, tname);
-	if (!lua_rawequal(L, -1, -2))
-		p = NULL;
-	lua_pop(L, 2);
-	return p;
-}
-#endif
-
 /***
 The C core: system calls, the mountinfo parser, namespace handles and
 process primitives. `require "mountns"` re-exports every function and

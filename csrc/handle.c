@@ -16,6 +16,22 @@
 
 #include "lmns.h"
 
+/* Lua 5.1 has no luaL_testudata (lmns.h maps it here) */
+#ifdef LMNS_COMPAT_TESTUDATA
+void *lmns_testudata(lua_State *L, int i, const char *tname)
+{
+	void *p = lua_touserdata(L, i);
+
+	if (!p || !lua_getmetatable(L, i))
+		return NULL;
+	luaL_getmetatable(L, tname);
+	if (!lua_rawequal(L, -1, -2))
+		p = NULL;
+	lua_pop(L, 2);
+	return p;
+}
+#endif
+
 void *lmns_handle_new(lua_State *L, const lmns_class *cls)
 {
 	lmns_handle *h = lua_newuserdata(L, cls->size);
