@@ -1,5 +1,6 @@
-# mountns - build, test and demo. `make test` on a fresh Debian machine
-# installs what is missing (make deps), builds, runs every spec and luacheck.
+# mountns - build, test and demo. `make test` builds, runs every spec and
+# luacheck; on a fresh Debian machine it first installs what is missing
+# (make deps), elsewhere it names what is missing.
 
 # LUA is the interpreter: lua5.1, lua5.2, lua5.3, lua5.4 or luajit; its
 # pkg-config name is the same. 5.4 builds into build/ (build/mountns/core.so);
@@ -28,7 +29,7 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
-.PHONY: all deps test check lint demo bench diagrams doc clean matrix matrix-deps
+.PHONY: all deps tools test check lint demo bench diagrams doc clean matrix matrix-deps
 
 all: $(MODULE)
 
@@ -59,9 +60,26 @@ deps:
 	  apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+# What `make test` runs, looked for as commands and pkg-config names (any
+# distribution, any user): when all are there nothing else happens, no
+# dpkg-query and no apt-get; else one line names what is missing and `make
+# deps` follows (on Debian as root it installs them: the first run).
+TEST_TOOLS = $(CC) pkg-config busted luacheck $(LUA)
+tools:
+	@missing=""; for c in $(TEST_TOOLS); do \
+	  command -v $$c >/dev/null 2>&1 || missing="$$missing $$c"; \
+	done; \
+	for p in $(LUA_PC) mount; do \
+	  pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p.pc"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make test needs:$$missing (make deps installs them on Debian)" >&2; \
+	  $(MAKE) --no-print-directory deps; \
+	fi
+
 # Run every spec with busted under $(LUA) then luacheck. --cpath overrides
 # .busted's build/?.so, which holds the 5.4 module.
-test: deps
+test: tools
 	$(MAKE) all
 	busted --lua=$(LUA) --cpath='$(BUILD)/?.so' $(BUSTED_ARGS) spec
 	$(MAKE) lint

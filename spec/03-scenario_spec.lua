@@ -390,6 +390,17 @@ describe("scenario", function()
       assert.truthy(neg:match(">> └─/Z"))
       assert.truthy(err:match("expected one peer group"))
     end)
+
+    it("without luassert installed, requiring it says what is missing", function()
+      -- a Lua whose path is only this tree's lua/: no busted, no luassert
+      local code = "package.path = '" .. helper.ROOT .. "/lua/?.lua;" .. helper.ROOT
+        .. "/lua/?/init.lua'; local ok, e = pcall(require, 'mountns.luassert'); "
+        .. "print(ok, e); assert(require 'mountns')"
+      local out = helper.sh(helper.lua_cmd() .. ' -e "' .. code .. '" 2>&1; echo "exit=$?"')
+      assert.truthy(out:find("false\tmountns.luassert needs the 'luassert' module, which "
+        .. "comes with busted", 1, true), out)
+      assert.truthy(out:match("exit=0\n?$"), out)
+    end)
   end)
 
   describe("faults", function()

@@ -10,10 +10,23 @@
 --     assert.golden_mountinfo(text, {["/tmp/W"] = "/"}, sh1)
 -- A failure shows the same diagnostic as mountns.expect: the mount tables
 -- of the namespaces involved with the offending lines marked.
+--
+-- It needs luassert and say, which come with busted. The rock does not
+-- depend on them (mountns itself never loads this module), so they are
+-- loaded here, when this module is required, and a missing one says so.
 -- @module mountns.luassert
 
-local assert = require "luassert"
-local say = require "say"
+local function need(name)
+  local ok, mod = pcall(require, name)
+  if not ok then
+    error("mountns.luassert needs the '" .. name .. "' module, which comes with busted "
+      .. "(luarocks install busted; Debian: lua-busted); the mountns rock does not "
+      .. "install it", 0)
+  end
+  return mod
+end
+local assert = need "luassert"
+local say = need "say"
 local expect = require "mountns.expect"
 local namespace = require "mountns.namespace"
 
