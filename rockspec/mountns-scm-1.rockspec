@@ -60,6 +60,7 @@ build = {
     ["mountns.agent"] = "lua/mountns/agent.lua",
     ["mountns.child"] = "lua/mountns/child.lua",
     ["mountns.args"] = "lua/mountns/args.lua",
+    ["mountns.child"] = "lua/mountns/child.lua",
     ["mountns.recipes"] = "lua/mountns/recipes.lua",
     ["mountns.watch"] = "lua/mountns/watch.lua",
     ["mountns.shell"] = "lua/mountns/shell.lua",
