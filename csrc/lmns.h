@@ -179,7 +179,8 @@ lmns_ns *lmns_ns_checkopt(lua_State *L, int idx, int arg, const char *field,
 /* NS_GET_MNTNS_ID of a mount namespace fd: 0, or -1 with errno */
 int lmns_ns_mntns_id(int fd, uint64_t *id);
 
-/* newapi.c: the open mount fd handle at arg, NULL if arg is none */
+/* newapi.c: the mount fd handle at arg; NULL if arg is no mount fd, a
+ * closed one raises */
 lmns_handle *lmns_mountfd_test(lua_State *L, int arg);
 
 /* mountid.c: the mount ID of dfd/path via statx (*unique: the 64-bit

@@ -388,13 +388,12 @@ Join the namespace, like nsenter(1).
 static int lmns_ns_enter(lua_State *L)
 {
 	lmns_ns *ns = lmns_ns_checkopen(L, 1);
-	char name[64];
 
 	if (setns(ns->h.fd, ns->nstype) != 0) {
 		int err = errno;
 
-		snprintf(name, sizeof name, "%s:[%llu]", ns->kind, ns->ino);
-		return lmns_fail(L, err, "setns", name, NULL);
+		lmns_ns_name(L, &ns->h);
+		return lmns_fail(L, err, "setns", lua_tostring(L, -1), NULL);
 	}
 	lua_pushboolean(L, 1);
 	return 1;

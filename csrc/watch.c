@@ -115,12 +115,11 @@ static int lmns_watch_fanotify(lua_State *L)
 				 NULL);
 	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MNTNS,
 			  FAN_MNT_ATTACH | FAN_MNT_DETACH, ns->h.fd, NULL) != 0) {
-		char name[48];
-
 		err = errno;
 		close(fd);
-		snprintf(name, sizeof name, "mnt:[%llu]", w->ino);
-		return lmns_fail(L, err, "fanotify_mark", name, NULL);
+		lmns_handle_pushname(L, &ns->h);
+		return lmns_fail(L, err, "fanotify_mark", lua_tostring(L, -1),
+				 NULL);
 	}
 	w->h.fd = fd;
 	return 1;
