@@ -33,6 +33,15 @@ local function kinds_and_targets(events)
   return out
 end
 
+-- The unique ID of the mount at path in ns: from its table, else (6.8 to
+-- 6.12: the table is mountinfo's) from statmount; nil before 6.8.
+local function unique_id(ns, path)
+  return ns:find(path).unique_id or ns:run(function()
+    local m = mountns.statmount(path)
+    return m and m.unique_id
+  end)
+end
+
 -- sh1 with a shared /X, sh2 its peer copy, sl a slave copy, priv a
 -- private copy: the four ways a namespace can relate to sh1's /X.
 local function peers(sh1)
@@ -211,14 +220,8 @@ describe("watch", function()
                 master = ev.mount.master, same_ns = ev.ns == ({ sh1, sh2, sl, priv })[i] }
             end
           end
-          -- the unique ID, where the table has none, from statmount (6.8)
-          local function uid(ns)
-            return ns:find("/X/a").unique_id or ns:run(function()
-              local m = mountns.statmount("/X/a")
-              return m and m.unique_id
-            end)
-          end
-          out.uids = { uid(sh1), uid(sh2), uid(sl) }
+          out.uids = { unique_id(sh1, "/X/a"), unique_id(sh2, "/X/a"),
+                       unique_id(sl, "/X/a") }
           -- one way only: a mount in the slave reaches no one else
           sl:mkdir("/X/s"); sl:mount("s", "/X/s", "tmpfs")
           out.from_slave = {}
@@ -251,7 +254,7 @@ describe("watch", function()
         local r = scenario(function(sh1)
           local sh2, _, priv = peers(sh1)
           sh1:mount("a", "/X/a", "tmpfs")
-          local before = { sh1:find("/X/a").unique_id, sh2:find("/X/a").unique_id }
+          local before = { unique_id(sh1, "/X/a"), unique_id(sh2, "/X/a") }
           local ws = { watch.open(sh1, opts), watch.open(sh2, opts), watch.open(priv, opts) }
           sh1:umount("/X/a")
           local out = { before = before, events = {} }

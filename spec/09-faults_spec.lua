@@ -113,7 +113,7 @@ describe("faults", function()
   end)
 
   -- #novalgrind: under valgrind RSS is valgrind's, and the loop takes minutes
-  it("a few thousand scenarios in a row: flat memory, no processes or fds left #novalgrind",
+  it("a few thousand scenarios in a row: flat memory, no processes or fds left #novalgrind #soak",
      function()
     local function one()
       return scenario(function(sh1)

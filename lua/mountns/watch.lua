@@ -183,6 +183,13 @@ function M.open(target, opts)
   return w
 end
 
+-- The caller's mount table, with unique IDs (run inside a namespace).
+local function own_table_with_unique_ids()
+  local t, err = mounts.mounts()
+  if not t then error(err, 0) end
+  return mounts.with_unique_ids(t)
+end
+
 --- The mount table of the watched namespace: listmount + statmount where
 -- the kernel has them complete (6.13+), whose records carry the unique IDs
 -- fanotify names and that tell a moved mount from a new one; else what
@@ -198,14 +205,17 @@ function Watch:read_table()
     if t then return mtable.new(t) end
     self.listmount = false -- listmount of another namespace needs 6.10+
   end
-  local t, err
-  if is_scenario_ns(self.ns) then t = self.ns:mounts()
-  else
-    t, err = mounts.mounts(self.handle)
-    if not t then error(err, 0) end
-  end
   -- unique IDs where the kernel has them (6.8+): events then name the
-  -- mount fanotify and statmount would
+  -- mount fanotify and statmount would. A scenario namespace's are listed
+  -- from inside it: from outside, 6.12's listmount of a namespace that
+  -- pivot_root'ed returned only its old root mount.
+  if is_scenario_ns(self.ns) then
+    local f = core.features()
+    if not (f.listmount and f.statmount) then return self.ns:mounts() end
+    return mtable.new(self.ns:run(own_table_with_unique_ids))
+  end
+  local t, err = mounts.mounts(self.handle)
+  if not t then error(err, 0) end
   return mounts.with_unique_ids(t, self.handle)
 end
 
