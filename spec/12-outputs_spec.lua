@@ -370,6 +370,31 @@ describe("bin/mountns start-up", function()
     assert.matches('^{"mounts":%[{"id":%d+', out)
   end)
 
+  it("run by its path in the tree, starts no readlink (a shell and a process)", function()
+    local dir = tmpdir()
+    local root = helper.sh("cd " .. helper.ROOT .. " && pwd")
+    -- a readlink first in PATH that leaves a trace when it is started
+    local f = assert(io.open(dir .. "/readlink", "w"))
+    f:write("#!/bin/sh\n: > " .. dir .. "/called\nexec /bin/readlink \"$@\"\n")
+    f:close()
+    assert(os.execute("chmod +x " .. dir .. "/readlink"))
+    local out = helper.sh("cd / && PATH=" .. dir .. ":$PATH " .. clean .. interp .. " "
+      .. root .. "/bin/mountns show --json 2>&1")
+    local called = io.open(dir .. "/called")
+    if called then called:close() end
+    -- through a symlink elsewhere it is needed, and started
+    assert(os.execute("ln -s " .. root .. "/bin/mountns " .. dir .. "/mns"))
+    local out2 = helper.sh("cd / && PATH=" .. dir .. ":$PATH " .. clean .. interp .. " "
+      .. dir .. "/mns show --json 2>&1")
+    local called2 = io.open(dir .. "/called")
+    if called2 then called2:close() end
+    os.execute("rm -rf " .. dir)
+    assert.matches('^{"mounts":%[{"id":%d+', out)
+    assert.is_nil(called)
+    assert.matches('^{"mounts":%[{"id":%d+', out2)
+    assert.is_not_nil(called2)
+  end)
+
   it("finds the tree's modules through a symlink elsewhere", function()
     local dir = tmpdir()
     local root = helper.sh("cd " .. helper.ROOT .. " && pwd")
