@@ -72,7 +72,8 @@ sh2# cat /proc/self/mountinfo | sed 's/ - .*//'
     assert.is_true(r.same)
     -- the kernel's own numbers without normalize, the device sources kept
     assert.matches("\n" .. r.x1.id .. " %d+ %d+:%d+ / /X rw,relatime shared:"
-      .. r.x1.shared .. " %- tmpfs /dev/sda3 rw" .. helper.TMPFS_OWNER .. "\n", r.raw)
+      .. r.x1.shared .. " %- tmpfs /dev/sda3 rw" .. helper.TMPFS_OWNER
+      .. helper.tmpfs_inodes() .. "\n", r.raw)
     assert.are.equal("/dev/sda3", r.x1.source)
     assert.are.equal("tmpfs", r.x1.fstype)
     assert.are.equal(r.x1.shared, r.z1.shared)

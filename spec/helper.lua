@@ -128,6 +128,22 @@ helper.UNPRIV_UID = helper.root and 65534 or helper.EUID
 helper.TMPFS_OWNER = helper.root and ""
   or ",uid=" .. helper.EUID .. ",gid=" .. helper.EGID
 
+--- What this kernel's config adds at the end of a tmpfs's super options:
+-- ",inode64" where CONFIG_TMPFS_INODE64=y (Debian's 6.1 and 6.12), else
+-- "". Read once from a tmpfs mounted in an isolated child.
+local tmpfs_inodes
+function helper.tmpfs_inodes()
+  if tmpfs_inodes == nil then
+    local mountns = require "mountns"
+    tmpfs_inodes = mountns.isolate(function()
+      local base = helper.sandbox()
+      return mountns.mountinfo():find(base:match("^/[^/]*")).super_options
+        :match(",inode%d%d$") or ""
+    end)
+  end
+  return tmpfs_inodes
+end
+
 --- busted's `it` when the suite runs as root; otherwise a test declared
 -- pending with the reason in its name (`[needs root: reason]`), so an
 -- unprivileged `make test` reports what it could not check, never a failure.
