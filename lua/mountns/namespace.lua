@@ -199,45 +199,48 @@ function Namespace:write(path, text)
   return unpack(res, 1, res.n)
 end
 
+-- The methods that look at one path: each checks the path, then runs one
+-- operation inside the namespace (exec's op and its leading arguments; the
+-- path comes last).
+local PATH_METHODS = {
+  read = { "read" },
+  exists = { "call", "exists" },
+  ls = { "call", "readdir" },
+  locked = { "locked" },
+}
+
+for name, op in pairs(PATH_METHODS) do
+  Namespace[name] = function(self, path)
+    check_open(self, name)
+    argcheck.path(path, "ns:" .. name, 1, 2)
+    local args = { unpack(op) }
+    args[#args + 1] = path
+    local res = check_results(name, exec(self, unpack(args)))
+    return unpack(res, 1, res.n)
+  end
+end
+
 --- The content of a file in this namespace.
+-- @function Namespace:read
 -- @tparam string path
 -- @treturn string
-function Namespace:read(path)
-  check_open(self, "read")
-  argcheck.path(path, "ns:read", 1, 2)
-  local res = check_results("read", exec(self, "read", path))
-  return unpack(res, 1, res.n)
-end
 
 --- Whether a path exists in this namespace (a symlink counts as itself).
+-- @function Namespace:exists
 -- @tparam string path
 -- @treturn boolean
-function Namespace:exists(path)
-  check_open(self, "exists")
-  argcheck.path(path, "ns:exists", 1, 2)
-  local res = check_results("exists", exec(self, "call", "exists", path))
-  return unpack(res, 1, res.n)
-end
 
 --- The names in a directory of this namespace, sorted (without `.`, `..`).
+-- @function Namespace:ls
 -- @tparam string path
 -- @treturn {string,...}
-function Namespace:ls(path)
-  check_open(self, "ls")
-  argcheck.path(path, "ns:ls", 1, 2)
-  local res = check_results("ls", exec(self, "call", "readdir", path))
-  return unpack(res, 1, res.n)
-end
 
 --- Whether the mount at path is locked in this namespace (a less privileged
 -- namespace locks what it inherited). Found in a throw-away copy of the
 -- namespace, so this one is not changed. Raises if path is not a mount.
-function Namespace:locked(path)
-  check_open(self, "locked")
-  argcheck.path(path, "ns:locked", 1, 2)
-  local res = check_results("locked", exec(self, "locked", path))
-  return unpack(res, 1, res.n)
-end
+-- @function Namespace:locked
+-- @tparam string path
+-- @treturn boolean
 
 local function new_namespace(handle, label, ag)
   state.count = state.count + 1
