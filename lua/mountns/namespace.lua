@@ -85,6 +85,99 @@ local function switch_to(ns)
   end
 end
 
+-- ---- the step recorder ----------------------------------------------------
+-- Every call that may change a namespace (mkdir, write, mount, umount,
+-- bind, move, remount, make_*, chdir, symlink, pivot_root, the new mount
+-- API, unshare, close, and run and exec, whose code mountns cannot see)
+-- appends a step to the scenario's state, in call order:
+-- `{ns = serial, op = "bind", args = {n = 2, "/X", "/Z"} (copied), ok =
+-- true|false, errno = "ENOENT"|nil, error = message|nil, new = serial of the
+-- namespace unshare made and label = its label, where = "examples/article.lua:19" (the first
+-- caller outside mountns), via = "recipes.lua:57" (the mountns module that
+-- made the call for it, if any)}`; `ns:label(name)` appends `{op = "label"}`
+-- so a replay names namespaces as the scenario did. `mountns.model.replay`
+-- replays them, `mountns.explain` explains from them, `mountns run --both`
+-- mirrors each on a model as it happens (the `on_step` of `begin`). A
+-- step costs a table, a copy of its arguments and a walk of the stack:
+-- about a microsecond, against the milliseconds of a scenario.
+
+-- lua/mountns/ as debug.getinfo names its files: a frame there is mountns's
+local HERE = debug.getinfo(1, "S").source:match("^(@.*/)[^/]*$") or "@?"
+
+-- A deep copy of an argument (tables copied, cycles kept, the rest as is:
+-- a mount fd handle stays the same userdata).
+local function copy(v, seen)
+  if type(v) ~= "table" then return v end
+  seen = seen or {}
+  if seen[v] then return seen[v] end
+  local c = {}
+  seen[v] = c
+  for k, x in pairs(v) do c[copy(k, seen)] = copy(x, seen) end
+  return c
+end
+
+-- What the stack walk needs of a function: whether it is mountns's, and
+-- how to name its file ({mine, short_src, name under lua/mountns/}),
+-- cached by function (debug.getinfo's "S" costs a microsecond a call).
+local sources = setmetatable({}, { __mode = "k" })
+local function source_of(f)
+  local s = sources[f]
+  if not s then
+    local info = debug.getinfo(f, "S")
+    local mine = info.source:sub(1, #HERE) == HERE
+    s = { mine, info.short_src, mine and info.source:sub(#HERE + 1) }
+    sources[f] = s
+  end
+  return s
+end
+
+-- The step's place: the first frame from `level` up (as debug.getinfo
+-- counts from this function) that is not in mountns (the user's line), and
+-- the mountns frame just below it when the call came through mountns (a
+-- recipe, a shell transcript).
+local function caller(level)
+  local via
+  for l = level, level + 60 do
+    local info = debug.getinfo(l, "fl")
+    if not info then break end
+    if info.currentline > 0 then
+      local s = source_of(info.func)
+      if not s[1] then return s[2] .. ":" .. info.currentline, via end
+      via = s[3] .. ":" .. info.currentline
+    end
+  end
+  return "?", via
+end
+
+-- The errno name at the end of a failure's message ("... (ENOENT)").
+local function errno_of(msg)
+  return tostring(msg):match(".*%((E[%u%d]+)%)")
+end
+
+-- Append a step for ns's method `op` called with args (a fresh pack of
+-- them, kept in the step); r: pcall's
+-- results of the operation (packed), new: the namespace unshare made.
+-- level: the method's caller, as `error` counts from record's caller (2
+-- when the method calls record).
+local function record(ns, op, args, r, new, level)
+  for i = 1, args.n do -- args is the method's own pack: its tables are copied
+    if type(args[i]) == "table" then args[i] = copy(args[i]) end
+  end
+  local step = { ns = ns.serial, op = op, args = args, ok = true, new = new and new.serial,
+                 label = new and new.label_ }
+  if r and not r[1] then
+    step.ok, step.error = false, tostring(r[2])
+  elseif r and r[2] == nil and type(r[3]) == "string" then
+    step.ok, step.error = false, r[3]
+  end
+  if not step.ok then step.errno = errno_of(step.error) end
+  step.where, step.via = caller(level + 2)
+  local steps = state.steps
+  steps[#steps + 1] = step
+  if state.on_step then state.on_step(step, ns) end
+  return step
+end
+
 --- Call fn(...) inside this namespace; the process returns to the
 -- namespace it was in before, also when fn raises.
 function Namespace:run(fn, ...)
@@ -96,6 +189,7 @@ function Namespace:run(fn, ...)
   switch_to(self)
   local res = pack(pcall(fn, ...))
   if back and not back.closed then switch_to(back) end
+  record(self, "run", pack(...), res, nil, 2)
   if not res[1] then error(res[2], 0) end
   return unpack(res, 2, res.n)
 end
@@ -126,11 +220,20 @@ local function check_results(name, ok, ...)
   return res
 end
 
+-- exec recorded as a step of the method `op` called with args (packed):
+-- pcall's results, packed, for check_results.
+local function acted(ns, op, args, ...)
+  local r = pack(exec(ns, ...))
+  record(ns, op, args, r, nil, 3)
+  return r
+end
+
 -- A method that runs one core call inside the namespace.
 local function method(fname)
   return function(self, ...)
     check_open(self, fname)
-    local res = check_results(fname, exec(self, "call", fname, ...))
+    local r = acted(self, fname, pack(...), "call", fname, ...)
+    local res = check_results(fname, unpack(r, 1, r.n))
     return unpack(res, 1, res.n)
   end
 end
@@ -152,7 +255,8 @@ for _, f in ipairs { "open_tree", "move_mount", "fsmount", "mount_setattr" } do
       error(f .. ": not available in a namespace of another user namespace "
         .. "(its mount fds cannot cross processes); use ns:run", 2)
     end
-    local res = check_results(f, exec(self, "call", f, ...))
+    local r = acted(self, f, pack(...), "call", f, ...)
+    local res = check_results(f, unpack(r, 1, r.n))
     return unpack(res, 1, res.n)
   end
 end
@@ -164,7 +268,8 @@ function Namespace:mkdir(path, opts)
   for k, v in pairs(argcheck.options(opts, "ns:mkdir", 2, { "parents", "mode" }, 2)) do
     o[k] = v
   end
-  local res = check_results("mkdir", exec(self, "call", "mkdir", path, o))
+  local r = acted(self, "mkdir", pack(path, opts), "call", "mkdir", path, o)
+  local res = check_results("mkdir", unpack(r, 1, r.n))
   return unpack(res, 1, res.n)
 end
 
@@ -182,7 +287,8 @@ function Namespace:pivot_root(new_root, opts)
   if put_old ~= nil then
     put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 2)
   end
-  local res = check_results("pivot_root", exec(self, "pivot_root", new_root, put_old))
+  local r = acted(self, "pivot_root", pack(new_root, opts), "pivot_root", new_root, put_old)
+  local res = check_results("pivot_root", unpack(r, 1, r.n))
   return unpack(res, 1, res.n)
 end
 
@@ -195,7 +301,8 @@ function Namespace:write(path, text)
   if type(text) ~= "string" then
     argcheck.error("ns:write", 2, "string expected, got " .. type(text), 2)
   end
-  local res = check_results("write", exec(self, "write", path, text))
+  local r = acted(self, "write", pack(path, text), "write", path, text)
+  local res = check_results("write", unpack(r, 1, r.n))
   return unpack(res, 1, res.n)
 end
 
@@ -274,15 +381,21 @@ function Namespace:unshare(opts)
   end
   local serial = state.count + 1
   local ag = self.agent
+  local args = pack(opts)
   if opts.user then
     local userns = ag and assert(core.namespace(ag.pid, "user"))
     local err
     ag, err = agent.start(self.nsfd, userns, prop, serial)
     if userns then userns:close() end
-    if not ag then error(err, 2) end
+    if not ag then
+      record(self, "unshare", args, { false, err }, nil, 2)
+      error(err, 2)
+    end
     state.agents[#state.agents + 1] = ag
   elseif ag then
-    check_results("unshare", pcall(ag.call, ag, self.serial, "unshare", prop, serial))
+    local r = pack(pcall(ag.call, ag, self.serial, "unshare", prop, serial))
+    if not r[1] or (r[2] == nil and r[3]) then record(self, "unshare", args, r, nil, 2) end
+    check_results("unshare", unpack(r, 1, r.n))
   end
   local handle, err
   if ag then
@@ -298,8 +411,13 @@ function Namespace:unshare(opts)
     state.current = nil
     switch_to(back or self)
   end
-  if not handle then error(err, 2) end
-  return new_namespace(handle, opts.label, ag)
+  if not handle then
+    record(self, "unshare", args, { false, err }, nil, 2)
+    error(err, 2)
+  end
+  local new = new_namespace(handle, opts.label, ag)
+  record(self, "unshare", args, nil, new, 2)
+  return new
 end
 
 --- Run a shell transcript in this namespace: `mountns.shell(ns, text, opts)`.
@@ -407,6 +525,7 @@ function Namespace:label(name)
   if not is_ns(self) then check_open(self, "label") end
   if name ~= nil then
     self.label_ = tostring(name)
+    if state and state.steps then record(self, "label", pack(self.label_), nil, nil, 2) end
     return self
   end
   return self.label_
@@ -532,6 +651,7 @@ function Namespace:exec(argv, opts)
   end
   local how, code = core.waitpid(pid)
   if failed and failed ~= "" then error("ns:exec: " .. failed, 2) end
+  record(self, "exec", pack(argv, opts), nil, nil, 2)
   return { code = how == "exited" and code or nil,
            signal = how == "killed" and code or nil,
            stdout = stdout, stderr = stderr }
@@ -564,6 +684,9 @@ function Namespace:close()
     pcall(self.agent.close_ns, self.agent, self.serial)
   end
   self.closed = true
+  if state and state.steps and not state.finishing then
+    record(self, "close", pack(), nil, nil, 2)
+  end
 end
 
 function Namespace:__tostring()
@@ -598,12 +721,35 @@ end
 -- its own namespace): the first namespace is the caller's.
 -- @param host core handle of the isolate's namespace (kept for `ns:exec`)
 -- @tparam[opt] string label the first namespace's label
+-- @tparam[opt] function on_step called as on_step(step, ns) after each
+-- recorded step (`mountns run --both` mirrors it on a model); what it
+-- raises comes out of the method that made the step
 -- @treturn Namespace the first namespace
-function M.begin(host, label)
-  state = { namespaces = {}, count = 0, agents = {}, host = host }
+function M.begin(host, label, on_step)
+  state = { namespaces = {}, count = 0, agents = {}, host = host, on_step = on_step }
   local first = new_namespace(assert(core.namespace()), label)
+  state.steps = { first_label = first.label_ }
   state.current = first
   return first
+end
+
+--- The steps this scenario recorded so far (see "the step recorder" at the
+-- top of namespace.lua): a list, in call order, of `{ns = serial, op =
+-- "bind", args = {n = 2, "/X", "/Z"}, ok = true|false, errno = "ENOENT",
+-- error = message, new = serial, label = label (of the namespace unshare
+-- made), where = "file.lua:19", via = "recipes.lua:57"}`; its field
+-- `first_label` is the first namespace's label. Empty outside a scenario.
+-- The list itself, not a copy: read it, do not change it.
+-- @treturn table
+function M.steps()
+  return state and state.steps or { first_label = "ns1" }
+end
+
+--- A namespace of this scenario by its serial (a step's `ns`, `new`).
+-- @tparam int serial
+-- @treturn Namespace or nil
+function M.by_serial(serial)
+  return state and state.namespaces[serial]
 end
 
 --- The namespaces of this scenario that are still open, in creation order.
@@ -618,6 +764,7 @@ end
 
 --- Close every namespace of this scenario, last first, and stop its agents.
 function M.finish()
+  state.finishing = true
   for i = #state.namespaces, 1, -1 do pcall(Namespace.close, state.namespaces[i]) end
   for _, ag in ipairs(state.agents) do ag:stop() end
 end
