@@ -14,7 +14,7 @@ local LAYERS = {
   { "child", "isolate", "mounts", "ops", "agent" }, -- child processes
   { "namespace", "watch", "shell" },        -- scenario namespaces and their facilities
   -- the scenario runner, expectations, output, the public module
-  { "scenario", "runner", "expect", "luassert", "dot", "recipes", "init" },
+  { "scenario", "runner", "expect", "luassert", "dot", "recipes", "explain", "init" },
 }
 
 local M = {}
