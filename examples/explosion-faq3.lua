@@ -14,22 +14,22 @@ local mountns = require "mountns"
 local expect = require "mountns.expect"
 
 mountns.scenario("sharedsubtree.rst FAQ 3: 2, 6, then 42 vfsmounts, not 24", function(ns)
-  ns:shell [[
+  mountns.shell(ns, [[
 # mkdir /tmp /usr
 # mount --make-shared /
 # mkdir -p /tmp/m1
 # mount --rbind / /tmp/m1
-]]
+]])
   expect.count(ns, "/", 2)                       -- "it has two vfsmounts"
-  ns:shell [[
+  mountns.shell(ns, [[
 # mkdir -p /tmp/m2
 # mount --rbind / /tmp/m2
-]]
+]])
   expect.count(ns, "/", 6)                       -- "it has 6 vfsmounts"
-  ns:shell [[
+  mountns.shell(ns, [[
 # mkdir -p /tmp/m3
 # mount --rbind / /tmp/m3
-]]
+]])
   expect.count(ns, "/", 42)                      -- the document: 24
   -- all of them views of the one root, in its peer group
   local t = ns:mounts()
@@ -42,21 +42,21 @@ mountns.scenario("sharedsubtree.rst FAQ 3: 2, 6, then 42 vfsmounts, not 24", fun
 end)
 
 mountns.scenario("sharedsubtree.rst FAQ 3 with an unbindable /tmp: 2, 3, 4, 5", function(ns)
-  ns:shell [[
+  mountns.shell(ns, [[
 # mkdir /tmp /usr
 # mount --bind /tmp /tmp
 # mount --make-rshared /
 # mount --make-unbindable /tmp
 # mkdir -p /tmp/m1
 # mount --rbind / /tmp/m1
-]]
+]])
   expect.count(ns, "/", 3)
-  ns:shell [[
+  mountns.shell(ns, [[
 # mkdir -p /tmp/m2
 # mount --rbind / /tmp/m2
 # mkdir -p /tmp/m3
 # mount --rbind / /tmp/m3
-]]
+]])
   expect.count(ns, "/", 5)
   -- the document's last tree: m1, m2, m3 each a copy of root with its
   -- plain tmp and usr, nothing mounted below them

@@ -65,44 +65,44 @@ local function first(n, text)
 end
 
 mountns.scenario("mount_namespaces(7): rbind / three times, 3 -> 6 -> 12 -> 24 mounts", function(ns)
-  ns:shell [[
+  mountns.shell(ns, [[
 # mount /dev/sdb6 /mntX
 # mount /dev/sdb7 /mntY
 # mkdir -p /home/cecilia /home/henry /home/otto
-]]
+]])
   same(first(3, AFTER_OTTO), ns)
-  ns:shell "# mount --rbind / /home/cecilia"
+  mountns.shell(ns, "# mount --rbind / /home/cecilia")
   same(first(6, AFTER_OTTO), ns)
-  ns:shell "# mount --rbind / /home/henry"
+  mountns.shell(ns, "# mount --rbind / /home/henry")
   same(first(12, AFTER_OTTO), ns)
-  ns:shell "# mount --rbind / /home/otto"
+  mountns.shell(ns, "# mount --rbind / /home/otto")
   same(AFTER_OTTO, ns)
   expect.count(ns, "/", 24)
 end)
 
 mountns.scenario("mount_namespaces(7): --make-unbindable, 3 -> 6 -> 9 -> 12 mounts", function(ns)
-  ns:shell [[
+  mountns.shell(ns, [[
 # mount /dev/sdb6 /mntX
 # mount /dev/sdb7 /mntY
 # mkdir -p /home/cecilia /home/henry /home/otto
 # mount --rbind --make-unbindable / /home/cecilia
-]]
+]])
   expect.count(ns, "/", 6)
   expect.propagation(ns, "/home/cecilia", "unbindable")
 
   -- "we show that unbindable mounts are indeed unbindable"
-  local _, _, steps = ns:shell [[
+  local _, _, steps = mountns.shell(ns, [[
 # mkdir /mntZ
 # mount --bind /home/cecilia /mntZ
-]]
+]])
   assert(steps[2].status == 32, "mount --bind /home/cecilia /mntZ: status " .. steps[2].status)
   expect.fails("EINVAL", ns.bind, ns, "/home/cecilia", "/mntZ")
   expect.not_mounted(ns, "/mntZ")
 
-  ns:shell [[
+  mountns.shell(ns, [[
 # mount --rbind --make-unbindable / /home/henry
 # mount --rbind --make-unbindable / /home/otto
-]]
+]])
   same([[
     /dev/sda1 on /
     /dev/sdb6 on /mntX

@@ -12,7 +12,7 @@ local mountns = require "mountns"
 local expect = require "mountns.expect"
 
 mountns.scenario("5f: umount C1; C2 has a child below its root, C3 one on its root", function(ns)
-  ns:shell [[
+  mountns.shell(ns, [[
 # mkdir /B1 /B2 /B3
 # mount -t tmpfs B /B1
 # mount --make-shared /B1
@@ -22,17 +22,17 @@ mountns.scenario("5f: umount C1; C2 has a child below its root, C3 one on its ro
 # mount -t tmpfs A /B1/b
 # mount -t tmpfs C /B1/b
 # mkdir /B1/b/x
-]]
+]])
   expect.stack(ns, "/B2/b", { "A", "C" })
   expect.stack(ns, "/B3/b", { "A", "C" })
   -- a child on C2 (at x) and one on C3's root; C2 and C3 made private
   -- first, so that neither propagates to the other Cs
-  ns:shell [[
+  mountns.shell(ns, [[
 # mount --make-private /B2/b
 # mount -t tmpfs X /B2/b/x
 # mount --make-private /B3/b
 # mount -t tmpfs O /B3/b
-]]
+]])
   expect.stack(ns, "/B3/b", { "A", "C", "O" })
   ns:umount("/B1/b")
 

@@ -11,6 +11,10 @@
 -- doc/kernel-vs-docs.md lists where the kernel and the documents disagree,
 -- each shown by an example (examples/explosion-faq3.lua, umount-overmount.lua,
 -- copy-unbindable.lua; explosion-man7.lua runs the man page's session).
+-- Those examples and the quizzes of section 6 (examples/quiz-*.lua) assert
+-- the kernel's answers; spec 04 runs them on the kernel, this spec on the
+-- model.
+local helper = require "helper"
 local mountns = require "mountns"
 local format = require "mountns.format"
 
@@ -471,6 +475,32 @@ local FACTS = {
 for _, case in ipairs(UMOUNT_CASES) do
   FACTS[#FACTS + 1] = { "5f umount, " .. case, function(ns) return umount(ns, case) end }
 end
+
+-- The scenarios of an example file, collected without running them:
+-- mountns.scenario is swapped for a collector while the file loads.
+local EXAMPLES = { "quiz-a-move.lua", "quiz-b-rbind-root.lua", "quiz-c-slave-chain.lua",
+                   "explosion-man7.lua", "explosion-faq3.lua", "umount-overmount.lua",
+                   "copy-unbindable.lua" }
+local function scenarios_of(file)
+  local found, real = {}, mountns.scenario
+  mountns.scenario = function(name, fn)
+    if type(name) == "function" then name, fn = file, name end
+    found[#found + 1] = { name = name, fn = fn }
+  end
+  local ok, err = pcall(dofile, helper.ROOT .. "/examples/" .. file)
+  mountns.scenario = real
+  assert(ok, err)
+  return found
+end
+-- each example scenario: its own assertions are the kernel's answers (spec
+-- 04 runs it on the kernel), so they must hold on the model too
+local EXAMPLE_SCENARIOS = {}
+for _, file in ipairs(EXAMPLES) do
+  for _, sc in ipairs(scenarios_of(file)) do
+    EXAMPLE_SCENARIOS[#EXAMPLE_SCENARIOS + 1] = { "examples/" .. file .. ": " .. sc.name, sc.fn }
+  end
+end
+
 local STEPS = {}
 for _, f in ipairs(FACTS) do STEPS[f[1]] = f[2] end
 
@@ -597,6 +627,16 @@ describe("documented facts on the model:", function()
       model_runs[name] = model_runs[name] or run(model, name)
       assert.same(kernel_runs[name].result, model_runs[name].result)
       assert.equal(kernel_runs[name].golden, model_runs[name].golden)
+    end)
+  end
+
+  for _, sc in ipairs(EXAMPLE_SCENARIOS) do
+    it(sc[1] .. ": the example's assertions (the kernel's answers) hold", function()
+      if not has_model then
+        pending("mountns.model is not there yet")
+        return
+      end
+      model.scenario(sc[1], sc[2])
     end)
   end
 end)
