@@ -77,7 +77,7 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
     isolate.private_namespace()
     local done, why = scenario.run_file(path, {
       dot = opts.dot and true or nil, golden = opts.golden and true or nil,
-      timeout = opts.timeout,
+      timeout = opts.timeout, model = opts.model and true or nil,
       report = function(name, passed, e, secs, dot, golden)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
@@ -132,7 +132,9 @@ end
 -- by four spaces (`# ` under TAP), to paste into `expect.golden`;
 -- `jobs`: how many scripts run at once (an integer >= 1, default 1); the
 -- report is the same whatever it is: a script's lines are held back until
--- the scripts before it are reported, so the output comes in file order.
+-- the scripts before it are reported, so the output comes in file order;
+-- `model = true`: the scenarios run on the model (`mountns.model`), not on
+-- the kernel.
 -- SIGINT is blocked from here on (it stays so when run returns: the
 -- caller is about to exit) and read from a signalfd while it runs.
 -- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
@@ -144,7 +146,7 @@ function M.run(files, opts)
     argcheck.error("run", 1, "table expected, got " .. type(files), 2)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
-  opts = argcheck.options(opts, "run", 2, { "tap", "dot", "golden", "timeout", "jobs" }, 2)
+  opts = argcheck.options(opts, "run", 2, { "tap", "dot", "golden", "timeout", "jobs", "model" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
   local jobs = opts.jobs
   if jobs == nil then jobs = 1 end

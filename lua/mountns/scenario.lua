@@ -15,6 +15,7 @@ local ops = require "mountns.ops"
 local namespace = require "mountns.namespace"
 local dot = require "mountns.dot"
 local format = require "mountns.format"
+local model = require "mountns.model"
 
 local M = {}
 
@@ -242,9 +243,15 @@ function M.scenario(name, fn, opts, ...)
     inside.nested = inside.nested or msg
     error(msg, 0)
   end
+  local run = running
+  if run and run.model then
+    -- mountns run --model: the same scenario on the model (it checks the
+    -- options and reports to run_file's report)
+    if name == nil then return model.scenario(fn, opts, ...) end
+    return model.scenario(name, fn, opts, ...)
+  end
   opts = argcheck.options(opts, "scenario", argn, { "timeout", "label" }, 2)
   argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
-  local run = running
   local t0 = core.clock()
   local title = name or "(unnamed scenario)"
   local res = pack(pcall(get_template))
@@ -274,14 +281,16 @@ end
 -- dot, golden) after each scenario; `dot`: pass each scenario's picture
 -- (Graphviz text of the namespaces open at its end) as `dot`; `golden`:
 -- pass the golden text of those namespaces (`mountns.format.golden_text`)
--- as `golden`; `timeout`: the default timeout of every scenario (seconds)
+-- as `golden`; `timeout`: the default timeout of every scenario (seconds);
+-- `model = true`: every `mountns.scenario` of the script runs on the model
+-- (`mountns.model.scenario`: no fork, no namespaces)
 -- @treturn[1] boolean true: the script ran to its end
 -- @return[2] nil
 -- @treturn[2] string the script's error (loading it, or raised outside a
 -- scenario)
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
-  opts = argcheck.options(opts, "run_file", 2, { "report", "dot", "golden", "timeout" }, 2)
+  opts = argcheck.options(opts, "run_file", 2, { "report", "dot", "golden", "timeout", "model" }, 2)
   if type(opts.report) ~= "function" then
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)
@@ -291,8 +300,11 @@ function M.run_file(path, opts)
   if not chunk then return nil, err end
   local saved = running
   running = opts
+  -- model.scenario reports to the same report (mountns.model)
+  model.set_running(opts, dot.dot)
   local ok, e = pcall(chunk)
   running = saved
+  model.set_running(saved, dot.dot)
   if not ok then return nil, tostring(e) end
   return true
 end

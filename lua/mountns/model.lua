@@ -1,0 +1,1424 @@
+--- model: a pure-Lua simulation of mount namespaces and their propagation.
+-- `model.scenario([name,] fn, opts)` hands `fn` a *model namespace*: the
+-- methods of a scenario namespace (`mountns.namespace`), its argument
+-- checks and its error messages ("bind /X /Z: No such file or directory
+-- (ENOENT)"), with mount tables of the same records, so `expect`,
+-- `normalize`, `format`, `dot` and golden tables work on it unchanged. No
+-- fork, no namespaces, no root, no Linux: the rules of fs/pnode.c and
+-- fs/namespace.c as Lua code, checked against the kernel by
+-- spec/22-model_spec.lua (same steps on both, equal golden texts and
+-- equal errno names).
+--
+-- What is modelled: superblocks with directories and files; mount, bind,
+-- rbind (unbindable mounts pruned), move, umount (lazy too; propagated to
+-- the copies, an over-mount of a copy's root reparented), remount,
+-- make-[r]shared/private/slave/unbindable, namespace copies (`unshare`,
+-- each propagation mode; `user = true`: shared mounts become slaves, the
+-- copied mounts are locked) and their closing; peer groups, masters and
+-- slaves, `propagate_from`. A world keeps `world.events`: every call, each
+-- copy propagation made and where the rules stopped one (for explain).
+-- @module mountns.model
+
+local argcheck = require "mountns.args"
+local mtable = require "mountns.table"
+local format = require "mountns.format"
+
+local M = {}
+
+local unpack = table.unpack or unpack -- luacheck: ignore
+
+local function pack(...)
+  return { n = select("#", ...), ... }
+end
+
+-- ---- errors ----------------------------------------------------------------
+
+-- strerror(3) of glibc for the errno names the model raises
+local STRERROR = {
+  EPERM = "Operation not permitted", ENOENT = "No such file or directory",
+  EINVAL = "Invalid argument", ENOTDIR = "Not a directory",
+  EBUSY = "Device or resource busy", ELOOP = "Too many levels of symbolic links",
+  EEXIST = "File exists", ENODEV = "No such device", EISDIR = "Is a directory",
+  EROFS = "Read-only file system", EACCES = "Permission denied",
+  ENOTEMPTY = "Directory not empty", EXDEV = "Invalid cross-device link",
+}
+M.STRERROR = STRERROR
+
+-- The escaping of paths in messages (the core's: control bytes and the
+-- backslash as \ooo).
+local function escape(s)
+  return (s:gsub("[%c\\\127]", function(c) return string.format("\\%03o", c:byte()) end))
+end
+
+-- A failure in the core's form; raised as the error value (a table the
+-- method turns into the message).
+local Failure = {}
+Failure.__index = Failure
+local function fail(errno, op, p1, p2)
+  local text = op
+  if p1 then text = text .. " " .. escape(p1) end
+  if p2 then text = text .. " " .. escape(p2) end
+  error(setmetatable({ errno = errno,
+    message = string.format("%s: %s (%s)", text, STRERROR[errno] or errno, errno) },
+    Failure), 0)
+end
+
+--- The errno name at the end of a failure message ("... (ENOENT)"), or nil.
+-- @tparam string msg
+-- @treturn string|nil
+function M.errno_of(msg)
+  return type(msg) == "string" and msg:match("%((E[A-Z0-9]+)%)$") or nil
+end
+
+-- ---- paths -------------------------------------------------------------------
+
+-- The components of a normalised absolute path.
+local function components(path)
+  local out = {}
+  for c in path:gmatch("[^/]+") do out[#out + 1] = c end
+  return out
+end
+
+local function join(dir, name)
+  return dir == "/" and "/" .. name or dir .. "/" .. name
+end
+
+-- Whether path is dir or below it (both normalised, absolute).
+local function is_subdir(path, dir)
+  return dir == "/" or path == dir or path:sub(1, #dir + 1) == dir .. "/"
+end
+
+-- path relative to dir, as an absolute path ("/X/a" in "/X" is "/a").
+local function relative(path, dir)
+  if dir == "/" then return path end
+  if path == dir then return "/" end
+  return path:sub(#dir + 1)
+end
+
+local function parent_dir(path)
+  local p = path:match("^(.*)/[^/]*$")
+  return (p == nil or p == "") and "/" or p
+end
+
+-- ---- the world ---------------------------------------------------------------
+
+local World = {}
+World.__index = World
+
+--- A fresh world: no namespaces yet (`world:namespace()` makes the first).
+-- @treturn table the world: `events` (the history), `namespaces` (in
+-- creation order)
+function M.new()
+  return setmetatable({ uid = 0, groups = 0, devs = 0, namespaces = {},
+                        events = {}, seq = 0, mounts = {}, users = 0 }, World)
+end
+
+local function next_uid(w)
+  w.uid = w.uid + 1
+  return w.uid
+end
+
+local function new_group(w)
+  w.groups = w.groups + 1
+  return { id = w.groups, ring = {} }
+end
+
+local function new_sb(w, fstype, source, super)
+  w.devs = w.devs + 1
+  return { dev = w.devs, fstype = fstype, source = source, super_options = super,
+           nodes = { ["/"] = { dir = true } } }
+end
+
+-- the record of an event (see the module's doc and MODEL-CONTRACT.md)
+local function event(w, e)
+  w.seq = w.seq + 1
+  e.seq = w.seq
+  w.events[#w.events + 1] = e
+  return e
+end
+
+local function label_of(ns)
+  return ns and ns.label_ or "?"
+end
+
+-- ---- mounts --------------------------------------------------------------------
+
+-- A mount: sb, root (a path in sb), parent (a mount), mp (the mount point: a
+-- path in the parent's sb), ns, children (attach order), flags, group
+-- ({id, ring}), master (a mount), slaves (list), unbindable, locked.
+local function new_mount(w, sb, root, flags)
+  local m = { uid = next_uid(w), sb = sb, root = root, children = {}, slaves = {},
+              flags = flags, unbindable = false, locked = false }
+  w.mounts[#w.mounts + 1] = m
+  return m
+end
+
+local function copy_flags(f)
+  local c = {}
+  for k, v in pairs(f) do c[k] = v end
+  return c
+end
+
+local function index_of(list, v)
+  for i, x in ipairs(list) do if x == v then return i end end
+  return nil
+end
+
+local function remove_value(list, v)
+  local i = index_of(list, v)
+  if i then table.remove(list, i) end
+end
+
+-- join m to the group of old, right after old in its ring
+local function join_group(m, old, g)
+  g = g or old.group
+  m.group = g
+  local i = index_of(g.ring, old)
+  table.insert(g.ring, i and i + 1 or #g.ring + 1, m)
+end
+
+local function set_shared(w, m)
+  if not m.group then
+    m.group = new_group(w)
+    m.group.ring[1] = m
+  end
+  m.unbindable = false
+end
+
+local function set_master(m, master, after)
+  m.master = master
+  if not master then return end
+  local i = after and index_of(master.slaves, after)
+  table.insert(master.slaves, i and i + 1 or 1, m)
+end
+
+-- The mount's mount point as a path in its namespace.
+local function target_of(m)
+  if not m.parent then return "/" end
+  local p = target_of(m.parent)
+  local rel = relative(m.mp, m.parent.root)
+  if rel == "/" then return p end
+  return p == "/" and rel or p .. rel
+end
+M.target_of = target_of
+
+-- The path in m's namespace of the path mp of m's superblock.
+local function target_at(m, mp)
+  local t, rel = target_of(m), relative(mp, m.root)
+  if rel == "/" then return t end
+  return t == "/" and rel or t .. rel
+end
+
+-- clone_mnt: a copy of old with root `root`, by the clone flags of
+-- fs/namespace.c: slave (a slave of old), make_shared (a peer of old, or a
+-- new group for a slave copy), shared_to_slave (a shared old gives a
+-- slave), unprivileged (the flags old has are locked).
+local function clone(w, old, root, fl)
+  local m = new_mount(w, old.sb, root, copy_flags(old.flags))
+  -- a copy is never unbindable (an unbindable mount copied by unshare
+  -- gives a private one: spec 22 "unshare copies unbindable mounts")
+  m.lock_flags = old.lock_flags and copy_flags(old.lock_flags) or nil
+  if fl.slave or (fl.shared_to_slave and old.group) then
+    set_master(m, old)
+  else
+    if fl.make_shared or old.group then join_group(m, old, old.group or old.pending) end
+    if old.master then set_master(m, old.master, old) end
+  end
+  if fl.make_shared and not m.group then set_shared(w, m) end
+  if m.group then m.unbindable = false end
+  if fl.unprivileged then
+    m.lock_flags = m.lock_flags or {}
+    for k, v in pairs(m.flags) do if v then m.lock_flags[k] = true end end
+    m.lock_flags.atime = true
+  end
+  return m
+end
+
+-- The mounts of the tree under m (m first), pre-order, children in attach
+-- order (next_mnt).
+local function subtree(m, out)
+  out = out or {}
+  out[#out + 1] = m
+  for _, c in ipairs(m.children) do subtree(c, out) end
+  return out
+end
+
+local function attach_child(parent, m, mp)
+  m.parent, m.mp = parent, mp
+  parent.children[#parent.children + 1] = m
+end
+
+local function detach_child(m)
+  if m.parent then remove_value(m.parent.children, m) end
+  m.parent, m.mp = nil, nil
+end
+
+-- copy_tree: copies of m (root `root`) and of the mounts under it whose
+-- mount point is under root, in pre-order; unbindable ones (and what is
+-- under them) pruned unless fl.copy_unbindable.
+local function copy_tree(w, src, root, fl)
+  local res = clone(w, src, root, fl)
+  local function walk(from, to)
+    for _, c in ipairs(from.children) do
+      if from ~= src or is_subdir(c.mp, root) then
+        if c.unbindable and not fl.copy_unbindable then
+          -- pruned with what is under it
+          local _ = nil -- luacheck: ignore
+        else
+          local q = clone(w, c, c.root, fl)
+          attach_child(to, q, c.mp)
+          walk(c, q)
+        end
+      end
+    end
+  end
+  walk(src, res)
+  return res
+end
+
+-- The mount on parent at mount point mp (the last attached), or nil.
+local function child_at(parent, mp)
+  local found
+  for _, c in ipairs(parent.children) do
+    if c.mp == mp then found = c end
+  end
+  return found
+end
+
+-- ---- propagation ---------------------------------------------------------------
+
+-- The ring of m's group starting at m (just m when not shared).
+local function ring_from(m)
+  if not m.group then return { m } end
+  local ring = m.group.ring
+  local i = index_of(ring, m) or 1
+  local out = {}
+  for k = 0, #ring - 1 do out[#out + 1] = ring[(i - 1 + k) % #ring + 1] end
+  return out
+end
+
+-- The mounts that receive propagation from dest, in the kernel's order
+-- (propagate_mnt: the peers of dest after it in the ring, then every slave
+-- group depth first, each from the slave met first, the whole ring): a
+-- list of mounts, dest not included.
+local function receivers(dest)
+  local out, seen = {}, {}
+  local function key(m) return m.group or m end
+  seen[key(dest)] = true
+  local r = ring_from(dest)
+  for i = 2, #r do out[#out + 1] = r[i] end
+  local function slaves_of(rep)
+    for _, x in ipairs(ring_from(rep)) do
+      for _, s in ipairs(x.slaves) do
+        if not seen[key(s)] then
+          seen[key(s)] = true
+          for _, y in ipairs(ring_from(s)) do out[#out + 1] = y end
+          slaves_of(s)
+        end
+      end
+    end
+  end
+  slaves_of(dest)
+  return out
+end
+M.receivers = receivers
+
+local function same_group(a, b)
+  return a == b or (a.group ~= nil and a.group == b.group)
+end
+
+-- attach_recursive_mnt: attach the tree `source` (already copied, or a
+-- mount being moved) to dest at mp in ns, propagating copies to dest's
+-- peers and slaves when dest is shared. ctx: {ns = the caller's, call =
+-- text, moving = true}.
+local function attach(w, source, dest, mp, ctx)
+  local tree = {}
+  if dest.group then
+    for _, m in ipairs(subtree(source)) do
+      if not m.group then
+        m.pending = new_group(w)
+        m.pending.ring[1] = m
+      end
+    end
+    local last = {}          -- group -> the copy made last for it
+    local made = {}          -- receiving mount -> its copy
+    last[dest.group] = source
+    local new = {}
+    for _, m in ipairs(subtree(source)) do new[m] = true end
+    for _, m in ipairs(receivers(dest)) do
+      if new[m] or not m.ns or m.ns.closed then
+        -- a copy made by this propagation, or a mount of no namespace
+        local _ = nil -- luacheck: ignore
+      elseif not is_subdir(mp, m.root) then
+        event(w, { ns = label_of(m.ns), call = ctx.call, kind = "blocked",
+                   target = target_of(m), from_ns = label_of(ctx.ns),
+                   via = m.group == dest.group and ("peer group " .. dest.group.id)
+                     or ("master " .. (m.master and m.master.group and m.master.group.id or "?")),
+                   rule = "the mount point is outside the root of " .. target_of(m)
+                     .. " in " .. label_of(m.ns) .. ": no copy" })
+      else
+        local src, fl
+        if same_group(m, dest) then
+          src, fl = last[dest.group], { make_shared = true }
+        elseif m.group and last[m.group] then
+          src, fl = last[m.group], { make_shared = true }
+        else
+          local n = m
+          while true do
+            local p = n.master
+            if not p then break end
+            if same_group(p, dest) then src = last[dest.group]; break end
+            if p.group and last[p.group] then src = last[p.group]; break end
+            n = p
+          end
+          src = src or last[dest.group]
+          fl = { slave = true, make_shared = m.group ~= nil }
+        end
+        fl.unprivileged = m.ns.user ~= ctx.ns.user
+        local child = copy_tree(w, src, src.root, fl)
+        for _, c in ipairs(subtree(child)) do new[c] = true end
+        child.parent, child.mp = m, mp
+        if m.group then last[m.group] = child end
+        made[m] = child
+        tree[#tree + 1] = child
+        local via
+        if same_group(m, dest) then via = "peer group " .. dest.group.id
+        else via = "master " .. (m.master.group and m.master.group.id or "?") end
+        event(w, { ns = label_of(m.ns), call = ctx.call, kind = "propagated",
+                   target = target_at(m, mp),
+                   via = via, from_ns = label_of(ctx.ns),
+                   rule = same_group(m, dest) and "a peer of the mount the call attached to"
+                     or "a slave of a mount that received the copy" })
+      end
+    end
+    for _, m in ipairs(subtree(source)) do
+      if m.pending then
+        m.group, m.pending = m.pending, nil
+        m.unbindable = false
+      end
+    end
+  elseif ctx.call then
+    local t = target_of(dest)
+    if dest.master then
+      event(w, { ns = label_of(ctx.ns), call = ctx.call, kind = "blocked", target = t,
+                 from_ns = label_of(ctx.ns),
+                 rule = t .. " is a slave, not shared, in " .. label_of(ctx.ns)
+                   .. ": a slave receives propagation but does not send it" })
+    else
+      event(w, { ns = label_of(ctx.ns), call = ctx.call, kind = "blocked", target = t,
+                 from_ns = label_of(ctx.ns),
+                 rule = t .. " is private in " .. label_of(ctx.ns) .. ": no propagation" })
+    end
+  end
+  if ctx.moving then detach_child(source) end
+  attach_child(dest, source, mp)
+  for _, m in ipairs(subtree(source)) do m.ns = ctx.ns end
+  for _, child in ipairs(tree) do
+    local m, cmp = child.parent, child.mp
+    local q = child_at(m, cmp)
+    child.parent = nil
+    attach_child(m, child, cmp)
+    if q then
+      -- the copy goes under what is mounted there (mnt_change_mountpoint)
+      detach_child(q)
+      attach_child(child, q, child.root)
+    end
+    for _, c in ipairs(subtree(child)) do c.ns = m.ns end
+    if m.ns.user ~= ctx.ns.user then
+      for _, c in ipairs(subtree(child)) do c.locked = c ~= child end
+    else
+      child.locked = false
+    end
+  end
+end
+
+-- do_make_slave: m leaves its group (its slaves go to a peer with the same
+-- root, else the next peer, else to m's master; with none, they become
+-- private) and becomes a slave of that peer or of its master.
+local function make_slave(m)
+  local master
+  if m.group and #m.group.ring > 1 then
+    local r = ring_from(m)
+    -- the next peer (Linux 6.18: not the first peer with the same root,
+    -- which older kernels preferred; spec 22 "make-rslave of binds")
+    master = r[2]
+    remove_value(m.group.ring, m)
+    m.group = nil
+  else
+    m.group = nil
+    master = m.master
+    if not master then
+      for _, s in ipairs(m.slaves) do s.master = nil end
+      m.slaves = {}
+      return
+    end
+  end
+  if m.master then remove_value(m.master.slaves, m) end
+  -- m's slaves go to the front of the new master's list, one at a time
+  for _, s in ipairs(m.slaves) do
+    s.master = master
+    table.insert(master.slaves, 1, s)
+  end
+  table.insert(master.slaves, 1, m)
+  m.slaves = {}
+  m.master = master
+end
+
+local function change_propagation(w, m, kind)
+  if kind == "shared" then
+    set_shared(w, m)
+    return
+  end
+  make_slave(m)
+  if kind ~= "slave" then
+    if m.master then remove_value(m.master.slaves, m) end
+    m.master = nil
+    m.unbindable = kind == "unbindable"
+  end
+end
+
+-- ---- namespaces ----------------------------------------------------------------
+
+--- The class of model namespaces: the methods of `mountns.namespace`'s
+-- class, on the model.
+-- @type Namespace
+local Namespace = {}
+Namespace.__index = Namespace
+M.Namespace = Namespace
+
+local function is_ns(v)
+  return getmetatable(v) == Namespace
+end
+
+--- Whether v is a model namespace.
+-- @return boolean
+M.is_namespace = is_ns
+
+local function check_open(ns, name)
+  if not is_ns(ns) then
+    error(string.format("calling 'ns:%s' on bad self (scenario namespace expected, "
+      .. "got %s): call it with a colon, ns:%s(...)", name, type(ns), name), 3)
+  end
+  if ns.closed then
+    error(string.format("attempt to use closed namespace %s (ns:%s)", tostring(ns), name), 3)
+  end
+end
+
+local function new_ns(w, root, label, user)
+  local ns = setmetatable({ world = w, root = root, serial = #w.namespaces + 1,
+                            user = user, closed = false,
+                            root_parent = next_uid(w) }, Namespace)
+  ns.label_ = label or ("ns" .. ns.serial)
+  w.namespaces[#w.namespaces + 1] = ns
+  for _, m in ipairs(subtree(root)) do m.ns = ns end
+  return ns
+end
+
+local DEFAULT_FLAGS = { ro = false, nosuid = false, nodev = false, noexec = false,
+                        atime = "relatime", nodiratime = false, nosymfollow = false }
+
+--- The first namespace of a world: its `/` a fresh tmpfs, private, as a
+-- kernel scenario's is.
+-- @tparam[opt] table opts `label`
+-- @treturn Namespace
+function World:namespace(opts)
+  opts = argcheck.options(opts, "world:namespace", 1, { "label" }, 2)
+  local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755")
+  local root = new_mount(self, sb, "/", copy_flags(DEFAULT_FLAGS))
+  self.users = self.users + 1
+  return new_ns(self, root, opts.label, self.users)
+end
+
+-- Resolve path in ns: the mount and the path in its superblock that path
+-- lookup reaches (following mounts at every component), or raise errno
+-- for op. Returns mnt, dpath, node.
+local function resolve(ns, path, op, p1, p2)
+  local mnt, dpath = ns.root, ns.root.root
+  local node = mnt.sb.nodes[dpath]
+  for _, c in ipairs(components(path)) do
+    if not node.dir then fail("ENOTDIR", op, p1, p2) end
+    local next_path = join(dpath, c)
+    node = mnt.sb.nodes[next_path]
+    if not node then fail("ENOENT", op, p1, p2) end
+    dpath = next_path
+    while true do
+      local child = child_at(mnt, dpath)
+      if not child then break end
+      mnt, dpath = child, child.root
+      node = mnt.sb.nodes[dpath]
+    end
+  end
+  return mnt, dpath, node
+end
+
+local function norm(path, fname, argn)
+  path = argcheck.path(path, fname, argn, 3)
+  if path:sub(1, 1) ~= "/" then
+    -- relative paths are relative to / (a scenario's working directory)
+    path = "/" .. path
+  end
+  return mtable.normpath(path, fname, argn, 3)
+end
+
+-- A method: checks self, runs body(self, ...) and turns a failure into the
+-- core's message, raised at the caller's line.
+local function method(name, body)
+  return function(self, ...)
+    check_open(self, name)
+    local res = pack(pcall(body, self, ...))
+    if not res[1] then
+      local e = res[2]
+      if getmetatable(e) == Failure then
+        event(self.world, { ns = self.label_, call = self.world.current_call, kind = "error",
+                            rule = e.message })
+        error(e.message, 2)
+      end
+      error(e, 2)
+    end
+    return unpack(res, 2, res.n)
+  end
+end
+
+-- ---- argument checks with the core's wording ----------------------------------
+
+local MOUNT_FLAGS = {
+  ro = { "ro", true }, rw = { "ro", false }, nosuid = { "nosuid", true }, suid = { "nosuid", false },
+  nodev = { "nodev", true }, dev = { "nodev", false }, noexec = { "noexec", true },
+  exec = { "noexec", false }, sync = {}, async = {}, dirsync = {}, mand = {}, nomand = {},
+  silent = {}, loud = {}, relatime = { "atime", "relatime" }, norelatime = {},
+  noatime = { "atime", "noatime" }, atime = {}, strictatime = { "atime", "strictatime" },
+  nodiratime = { "nodiratime", true }, diratime = {}, lazytime = {}, nolazytime = {},
+  nosymfollow = { "nosymfollow", true }, symfollow = {},
+  shared = { prop = "shared" }, rshared = { prop = "shared", rec = true },
+  private = { prop = "private" }, rprivate = { prop = "private", rec = true },
+  slave = { prop = "slave" }, rslave = { prop = "slave", rec = true },
+  unbindable = { prop = "unbindable" }, runbindable = { prop = "unbindable", rec = true },
+  bind = { op = "bind" }, rbind = { op = "bind", rec = true }, move = { op = "move" },
+  remount = { op = "remount" },
+}
+local UMOUNT_FLAGS = { force = true, detach = true, lazy = true, expire = true, nofollow = true }
+
+-- flags as the core reads them: nil, "a,b", {"a", "b"}, {a = true}; a list
+-- of names
+local function check_flags(flags, set, fname, argn)
+  local names = {}
+  local function one(s)
+    for n in s:gmatch("[^,]+") do
+      if not set[n] then
+        argcheck.error(fname, argn, "unknown flag '" .. n:gsub("%z", "\\0") .. "'", 4)
+      end
+      names[#names + 1] = n
+    end
+  end
+  if flags == nil then return names end
+  if type(flags) == "string" then
+    one(flags)
+  elseif type(flags) == "table" then
+    for i = 1, #flags do
+      if type(flags[i]) ~= "string" then
+        argcheck.error(fname, argn, string.format("flag #%d is a %s, expected a string",
+          i, type(flags[i])), 4)
+      end
+      one(flags[i])
+    end
+    for k, v in pairs(flags) do
+      if not (type(k) == "number" and k >= 1 and k <= #flags and k % 1 == 0) then
+        if type(k) ~= "string" then
+          argcheck.error(fname, argn, string.format("unexpected key %s (%s): flags are a "
+            .. "list of names or a set {name = true}", tostring(k), type(k)), 4)
+        end
+        if not set[k] then argcheck.error(fname, argn, "unknown flag '" .. k .. "'", 4) end
+        if type(v) ~= "boolean" then
+          argcheck.error(fname, argn, string.format("flag '%s' must be true or false, got %s",
+            k, type(v)), 4)
+        end
+        if v then names[#names + 1] = k end
+      end
+    end
+  elseif type(flags) == "number" then
+    error("ns:" .. fname:gsub("^ns:", "") .. ": raw flag bits are not available in the model", 4)
+  else
+    argcheck.error(fname, argn, "flags expected (comma string, list or set of names), got "
+      .. type(flags), 4)
+  end
+  return names
+end
+
+local function check_keys(opts, known, fname, argn)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then
+    argcheck.error(fname, argn, "table expected, got " .. type(opts), 4)
+  end
+  for k in pairs(opts) do
+    if type(k) ~= "string" then
+      argcheck.error(fname, argn, "option keys must be strings, got " .. type(k), 4)
+    end
+    if not known[k] then argcheck.error(fname, argn, "unknown option '" .. k .. "'", 4) end
+  end
+  for k, v in pairs(opts) do
+    if type(v) ~= "boolean" and known[k] == "boolean" then
+      argcheck.error(fname, argn, string.format("option '%s' must be a boolean, got %s",
+        k, type(v)), 4)
+    end
+  end
+  return opts
+end
+
+local function opt_string(v, fname, argn, what)
+  if v == nil then return nil end
+  if type(v) == "number" then return tostring(v) end
+  if type(v) ~= "string" then
+    argcheck.error(fname, argn, "string expected, got " .. type(v), 4)
+  end
+  if v:find("\0", 1, true) then argcheck.error(fname, argn, what .. " contains a NUL byte", 4) end
+  return v
+end
+
+local function check_path(p, fname, argn)
+  if type(p) == "number" then return tostring(p) end
+  if type(p) ~= "string" then
+    argcheck.error(fname, argn, "string expected, got " .. (p == nil and "no value" or type(p)), 4)
+  end
+  if p:find("\0", 1, true) then argcheck.error(fname, argn, "path contains a NUL byte", 4) end
+  return p
+end
+
+-- a path as the kernel walks it (lexically: the model has no symlinks)
+local function walkpath(p)
+  if p:sub(1, 1) ~= "/" then p = "/" .. p end
+  return mtable.normpath(p)
+end
+
+-- ---- the operations ------------------------------------------------------------
+
+local function set_call(ns, text)
+  ns.world.current_call = text
+  event(ns.world, { ns = ns.label_, call = text, kind = "call" })
+end
+
+-- mount flags -> the mount's flags table (do_mount's per-mount part)
+local function mount_flags_of(names, old)
+  local f = copy_flags(DEFAULT_FLAGS)
+  local atime_given = false
+  for _, n in ipairs(names) do
+    local d = MOUNT_FLAGS[n]
+    if d[1] then
+      f[d[1]] = d[2]
+      if d[1] == "atime" then atime_given = true end
+    end
+    if n == "nodiratime" or n == "noatime" or n == "relatime" or n == "strictatime" then
+      atime_given = true
+    end
+  end
+  if old and not atime_given then
+    f.atime, f.nodiratime = old.atime, old.nodiratime
+  end
+  return f
+end
+
+local function options_text(f)
+  local out = { f.ro and "ro" or "rw" }
+  if f.nosuid then out[#out + 1] = "nosuid" end
+  if f.nodev then out[#out + 1] = "nodev" end
+  if f.noexec then out[#out + 1] = "noexec" end
+  if f.atime == "noatime" then out[#out + 1] = "noatime" end
+  if f.nodiratime then out[#out + 1] = "nodiratime" end
+  if f.atime == "relatime" then out[#out + 1] = "relatime" end
+  if f.nosymfollow then out[#out + 1] = "nosymfollow" end
+  return table.concat(out, ",")
+end
+
+-- whether m is the root of its mount (a path at it names the mount itself)
+local function mount_root(mnt, dpath)
+  return dpath == mnt.root
+end
+
+local function check_dir_match(src_node, dst_node, op, p1, p2)
+  if (src_node.dir and true or false) ~= (dst_node.dir and true or false) then
+    fail("ENOTDIR", op, p1, p2)
+  end
+end
+
+-- make-[r]X on the mount at path
+local function change_type(ns, path, kind, rec, op)
+  local mnt, dpath = resolve(ns, walkpath(path), op, path)
+  if not mount_root(mnt, dpath) then fail("EINVAL", op, path) end
+  local w = ns.world
+  local list = rec and subtree(mnt) or { mnt }
+  for _, m in ipairs(list) do change_propagation(w, m, kind) end
+end
+
+local PROP_OPS = { shared = { "make-shared", "make-rshared" },
+                   private = { "make-private", "make-rprivate" },
+                   slave = { "make-slave", "make-rslave" },
+                   unbindable = { "make-unbindable", "make-runbindable" } }
+
+for kind, names in pairs(PROP_OPS) do
+  local fname = "make_" .. kind
+  Namespace[fname] = method(fname, function(self, path, opts)
+    path = check_path(path, "ns:" .. fname, 1)
+    opts = check_keys(opts, { recursive = "boolean" }, "ns:" .. fname, 2)
+    local op = opts.recursive and names[2] or names[1]
+    set_call(self, op .. " " .. path)
+    change_type(self, path, kind, opts.recursive, op)
+    return true
+  end)
+end
+
+local function new_mount_op(ns, source, target, fstype, names, data)
+  local op, p1, p2 = "mount", source, target
+  local mnt, dpath, node = resolve(ns, walkpath(target), op, p1, p2)
+  if not fstype then fail("EINVAL", op, p1, p2) end
+  local w = ns.world
+  if fstype ~= "tmpfs" and fstype ~= "ramfs" then
+    local known = { proc = true, sysfs = true, devpts = true, mqueue = true, ext4 = true,
+                    xfs = true, btrfs = true, overlay = true, cgroup2 = true, fuse = true }
+    if known[fstype] then
+      error("ns:mount: filesystem type '" .. fstype .. "' is not available in the model", 0)
+    end
+    fail("ENODEV", op, p1, p2)
+  end
+  if not node.dir then fail("ENOTDIR", op, p1, p2) end
+  local super = "rw"
+  if data and data ~= "" then super = super .. "," .. data end
+  local sb = new_sb(w, fstype, source, super)
+  local m = new_mount(w, sb, "/", mount_flags_of(names))
+  attach(w, m, mnt, dpath, { ns = ns, call = w.current_call })
+end
+
+local function bind_op(ns, source, target, rec)
+  local op = rec and "rbind" or "bind"
+  local smnt, sdpath, snode = resolve(ns, walkpath(source), op, source, target)
+  local dmnt, ddpath, dnode = resolve(ns, walkpath(target), op, source, target)
+  if smnt.unbindable then fail("EINVAL", op, source, target) end
+  if not rec then
+    for _, c in ipairs(smnt.children) do
+      if c.locked and is_subdir(c.mp, sdpath) then fail("EINVAL", op, source, target) end
+    end
+  end
+  check_dir_match(snode, dnode, op, source, target)
+  local w = ns.world
+  local copy
+  if rec then
+    copy = copy_tree(w, smnt, sdpath, {})
+  else
+    copy = clone(w, smnt, sdpath, {})
+  end
+  for _, m in ipairs(subtree(copy)) do m.locked = false end
+  attach(w, copy, dmnt, ddpath, { ns = ns, call = w.current_call })
+end
+
+local function tree_has_unbindable(m)
+  for _, x in ipairs(subtree(m)) do if x.unbindable then return true end end
+  return false
+end
+
+local function move_op(ns, from, to)
+  local op = "move"
+  local omnt, odpath, onode = resolve(ns, walkpath(from), op, from, to)
+  local pmnt, pdpath, pnode = resolve(ns, walkpath(to), op, from, to)
+  if not omnt.parent then fail("EINVAL", op, from, to) end
+  if omnt.locked then fail("EINVAL", op, from, to) end
+  if not mount_root(omnt, odpath) then fail("EINVAL", op, from, to) end
+  check_dir_match(onode, pnode, op, from, to)
+  if omnt.parent.group then fail("EINVAL", op, from, to) end
+  if pmnt.group and tree_has_unbindable(omnt) then fail("EINVAL", op, from, to) end
+  local p = pmnt
+  while p do
+    if p == omnt then fail("ELOOP", op, from, to) end
+    p = p.parent
+  end
+  local w = ns.world
+  attach(w, omnt, pmnt, pdpath, { ns = ns, call = w.current_call, moving = true })
+end
+
+-- take the mounts in set out of their namespace (umount_tree): each leaves
+-- its peer group (its slaves handed on) and its parent
+local function take_out(w, list, ctx)
+  for _, m in ipairs(list) do
+    change_propagation(w, m, "private")
+  end
+  for _, m in ipairs(list) do
+    event(w, { ns = label_of(m.ns), call = ctx.call, kind = "removed", target = target_of(m),
+               from_ns = label_of(ctx.ns), rule = m.why or "unmounted" })
+  end
+  for _, m in ipairs(list) do
+    detach_child(m)
+    m.ns = nil
+  end
+end
+
+local function umount_op(ns, target, names)
+  local op = "umount"
+  local lazy = false
+  for _, n in ipairs(names) do
+    if n == "detach" or n == "lazy" then lazy = true end
+    if n == "expire" or n == "force" then
+      error("ns:umount: flag '" .. n .. "' is not available in the model", 0)
+    end
+  end
+  local mnt, dpath = resolve(ns, walkpath(target), op, target)
+  if not mount_root(mnt, dpath) then fail("EINVAL", op, target) end
+  if mnt.locked then fail("EINVAL", op, target) end
+  if not mnt.parent then
+    error("ns:umount: unmounting the root of a namespace is not available in the model", 0)
+  end
+  if not lazy and #mnt.children > 0 then fail("EBUSY", op, target) end
+  local w = ns.world
+  local set, list = {}, {}
+  local function add(m, why)
+    if not set[m] then
+      set[m] = true
+      m.why = why
+      list[#list + 1] = m
+    end
+  end
+  for _, m in ipairs(lazy and subtree(mnt) or { mnt }) do add(m, "unmounted by the call") end
+  -- propagate_umount: the copies at the same mount point in the mounts
+  -- that receive propagation from the parent of an unmounted mount go too,
+  -- when everything mounted on them goes (an over-mount of their root
+  -- stays: it takes their place)
+  local reparent = {}
+  local changed = true
+  while changed do
+    changed = false
+    for i = 1, #list do
+      local x = list[i]
+      local parent = x.parent
+      if parent and parent.group or (parent and #parent.slaves > 0) then
+        for _, r in ipairs(receivers(parent)) do
+          local c = child_at(r, x.mp)
+          if c and not set[c] and not c.locked then
+            local rest, topper = 0, nil
+            for _, k in ipairs(c.children) do
+              if not set[k] then
+                rest = rest + 1
+                topper = k
+              end
+            end
+            if rest == 0 then
+              add(c, "a copy at the same mount point in a mount that receives "
+                .. "propagation from the parent: unmounted with it")
+              changed = true
+            elseif rest == 1 and #c.children == 1 and topper.mp == c.root then
+              add(c, "a copy whose root is over-mounted: unmounted, the over-mount takes its place")
+              reparent[#reparent + 1] = topper
+              changed = true
+            end
+          end
+        end
+      end
+    end
+  end
+  -- reparent the over-mounts onto the parents of what they covered
+  local moves = {}
+  for _, t in ipairs(reparent) do
+    local c = t.parent
+    moves[#moves + 1] = { t, c.parent, c.mp }
+  end
+  take_out(w, list, { ns = ns, call = w.current_call })
+  for _, mv in ipairs(moves) do
+    local t, np, nmp = mv[1], mv[2], mv[3]
+    if t.parent then detach_child(t) end
+    attach_child(np, t, nmp)
+  end
+end
+
+local function remount_op(ns, target, names, data, bind)
+  local op = "remount"
+  local mnt, dpath = resolve(ns, walkpath(target), op, target)
+  if not mount_root(mnt, dpath) then fail("EINVAL", op, target) end
+  local f = mount_flags_of(names, mnt.flags)
+  if mnt.lock_flags then
+    for k in pairs(mnt.lock_flags) do
+      if k ~= "atime" and mnt.flags[k] and not f[k] then fail("EPERM", op, target) end
+    end
+    if mnt.lock_flags.atime and (f.atime ~= mnt.flags.atime or f.nodiratime ~= mnt.flags.nodiratime) then
+      fail("EPERM", op, target)
+    end
+  end
+  mnt.flags = f
+  if not bind and data and data ~= "" then
+    mnt.sb.super_options = (f.ro and "ro" or "rw") .. "," .. data
+  end
+end
+
+--- mount(2): a new filesystem (tmpfs or ramfs in the model), or, with
+-- flags `bind`, `move`, `remount` or a propagation flag, that operation.
+-- Raises the core's message on failure ("mount none /X: No such file or
+-- directory (ENOENT)").
+-- @function Namespace:mount
+Namespace.mount = method("mount", function(self, source, target, fstype, flags, data)
+  source = source == nil and "none" or check_path(source, "ns:mount", 1)
+  target = check_path(target, "ns:mount", 2)
+  fstype = opt_string(fstype, "ns:mount", 3, "fstype")
+  local names = check_flags(flags, MOUNT_FLAGS, "ns:mount", 4)
+  data = opt_string(data, "ns:mount", 5, "data")
+  set_call(self, "mount " .. source .. " " .. target)
+  local op, prop, rec
+  for _, n in ipairs(names) do
+    local d = MOUNT_FLAGS[n]
+    if d.op then op = d.op end
+    if d.prop then prop = d.prop end
+    if d.rec then rec = true end
+  end
+  if op == "remount" then
+    remount_op(self, target, names, data, false)
+  elseif op == "bind" then
+    bind_op(self, source, target, rec)
+  elseif op == "move" then
+    move_op(self, source, target)
+  elseif prop then
+    change_type(self, target, prop, rec, "mount " .. source)
+  else
+    new_mount_op(self, source, target, fstype, names, data)
+  end
+  return true
+end)
+
+--- umount2(2); flags `detach` (alias `lazy`).
+-- @function Namespace:umount
+Namespace.umount = method("umount", function(self, target, flags)
+  target = check_path(target, "ns:umount", 1)
+  local names = check_flags(flags, UMOUNT_FLAGS, "ns:umount", 2)
+  set_call(self, "umount " .. target)
+  umount_op(self, target, names)
+  return true
+end)
+
+--- A bind mount (`{recursive = true}`: rbind).
+-- @function Namespace:bind
+Namespace.bind = method("bind", function(self, source, target, opts)
+  source = check_path(source, "ns:bind", 1)
+  target = check_path(target, "ns:bind", 2)
+  opts = check_keys(opts, { recursive = "boolean" }, "ns:bind", 3)
+  set_call(self, (opts.recursive and "rbind " or "bind ") .. source .. " " .. target)
+  bind_op(self, source, target, opts.recursive)
+  return true
+end)
+
+--- mount --move.
+-- @function Namespace:move
+Namespace.move = method("move", function(self, from, to)
+  from = check_path(from, "ns:move", 1)
+  to = check_path(to, "ns:move", 2)
+  set_call(self, "move " .. from .. " " .. to)
+  move_op(self, from, to)
+  return true
+end)
+
+--- mount -o remount[,bind]: the mount's flags.
+-- @function Namespace:remount
+Namespace.remount = method("remount", function(self, target, flags, data, opts)
+  target = check_path(target, "ns:remount", 1)
+  local names = check_flags(flags, MOUNT_FLAGS, "ns:remount", 2)
+  data = opt_string(data, "ns:remount", 3, "data")
+  opts = check_keys(opts, { bind = "boolean" }, "ns:remount", 4)
+  set_call(self, "remount " .. target)
+  remount_op(self, target, names, data, opts.bind)
+  return true
+end)
+
+--- mkdir -p (opts: `parents`, `mode`).
+-- @function Namespace:mkdir
+Namespace.mkdir = method("mkdir", function(self, path, opts)
+  local o = { parents = true }
+  for k, v in pairs(argcheck.options(opts, "ns:mkdir", 2, { "parents", "mode" }, 3)) do
+    o[k] = v
+  end
+  path = check_path(path, "ns:mkdir", 1)
+  set_call(self, "mkdir " .. path)
+  local p = walkpath(path)
+  local parts = components(p)
+  local sofar = "/"
+  for i, c in ipairs(parts) do
+    local parent = sofar
+    sofar = join(sofar, c)
+    local mnt, dpath, node = resolve(self, parent, "mkdir", path)
+    if not node.dir then fail("ENOTDIR", "mkdir", path) end
+    local full = join(dpath, c)
+    local there = mnt.sb.nodes[full]
+    if there then
+      if i == #parts then
+        if not o.parents then fail("EEXIST", "mkdir", path) end
+        if not there.dir then fail("EEXIST", "mkdir", path) end
+      elseif not there.dir then
+        fail("ENOTDIR", "mkdir", path)
+      end
+    else
+      if i < #parts and not o.parents then fail("ENOENT", "mkdir", path) end
+      if mnt.flags.ro then fail("EROFS", "mkdir", path) end
+      mnt.sb.nodes[full] = { dir = true }
+    end
+  end
+  return true
+end)
+
+--- Write text to a file (created or truncated).
+-- @function Namespace:write
+Namespace.write = method("write", function(self, path, text)
+  argcheck.path(path, "ns:write", 1, 3)
+  if type(text) ~= "string" then
+    argcheck.error("ns:write", 2, "string expected, got " .. type(text), 3)
+  end
+  set_call(self, "write " .. path)
+  local p = walkpath(path)
+  if p == "/" then fail("EISDIR", "write", path) end
+  local mnt, dpath = resolve(self, parent_dir(p), "write", path)
+  if not mnt.sb.nodes[dpath].dir then fail("ENOTDIR", "write", path) end
+  local full = join(dpath, p:match("[^/]+$"))
+  local node = mnt.sb.nodes[full]
+  if node then
+    -- a file may be a mount point: write through to the mounted file
+    local m2, d2, n2 = resolve(self, p, "write", path)
+    if n2.dir then fail("EISDIR", "write", path) end
+    if m2.flags.ro then fail("EROFS", "write", path) end
+    n2.text = text
+    local _ = d2
+  else
+    if mnt.flags.ro then fail("EROFS", "write", path) end
+    mnt.sb.nodes[full] = { text = text }
+  end
+  return true
+end)
+
+--- A file's content.
+-- @function Namespace:read
+Namespace.read = method("read", function(self, path)
+  argcheck.path(path, "ns:read", 1, 3)
+  local _, _, node = resolve(self, walkpath(path), "read", path)
+  if node.dir then fail("EISDIR", "read", path) end
+  return node.text
+end)
+
+--- Whether a path exists.
+-- @function Namespace:exists
+Namespace.exists = method("exists", function(self, path)
+  argcheck.path(path, "ns:exists", 1, 3)
+  local ok = pcall(resolve, self, walkpath(path), "exists", path)
+  return ok
+end)
+
+--- The names in a directory, sorted.
+-- @function Namespace:ls
+Namespace.ls = method("ls", function(self, path)
+  argcheck.path(path, "ns:ls", 1, 3)
+  local mnt, dpath, node = resolve(self, walkpath(path), "readdir", path)
+  if not node.dir then fail("ENOTDIR", "readdir", path) end
+  local names = {}
+  local prefix = dpath == "/" and "/" or dpath .. "/"
+  for k in pairs(mnt.sb.nodes) do
+    if k ~= dpath and k:sub(1, #prefix) == prefix and not k:find("/", #prefix + 1, true) then
+      names[#names + 1] = k:sub(#prefix + 1)
+    end
+  end
+  table.sort(names)
+  return names
+end)
+
+--- Whether the mount at path is locked (a less privileged namespace locks
+-- what it inherited). Raises if path is not a mount.
+-- @function Namespace:locked
+Namespace.locked = method("locked", function(self, path)
+  argcheck.path(path, "ns:locked", 1, 3)
+  local p = walkpath(path)
+  local found
+  for _, m in ipairs(self:_list()) do
+    if target_of(m) == p then found = m end
+  end
+  if not found then error("locked " .. path .. ": not a mount point", 0) end
+  -- the top one at p, as the probe's umount reaches
+  local mnt = resolve(self, p, "locked", path)
+  return mnt.locked
+end)
+
+-- The mounts of this namespace, in the kernel's listing order (creation).
+function Namespace:_list()
+  local out = {}
+  for _, m in ipairs(self.world.mounts) do
+    if m.ns == self then out[#out + 1] = m end
+  end
+  return out
+end
+
+-- get_dominating_id: the group of the first master up the chain with a
+-- peer in ns
+local function dominating(m, ns)
+  local x = m.master
+  while x do
+    for _, y in ipairs(ring_from(x)) do
+      if y.ns == ns then return y.group and y.group.id end
+    end
+    x = x.master
+  end
+  return nil
+end
+
+local function record_of(m, ns)
+  local master = m.master and m.master.group and m.master.group.id or nil
+  local dom = m.master and dominating(m, ns) or nil
+  local shared = m.group and m.group.id or nil
+  local prop = (shared and "shared" or "")
+  if m.master then prop = prop == "" and "slave" or prop .. ",slave" end
+  if m.unbindable then prop = prop == "" and "unbindable" or prop .. ",unbindable" end
+  if prop == "" then prop = "private" end
+  return {
+    id = m.uid, parent_id = m.parent and m.parent.uid or ns.root_parent,
+    major = 0, minor = m.sb.dev, root = m.root, target = target_of(m),
+    options = options_text(m.flags), fstype = m.sb.fstype, source = m.sb.source,
+    super_options = m.sb.super_options, shared = shared, master = master,
+    propagate_from = (dom and dom ~= master) and dom or nil,
+    unbindable = m.unbindable, propagation = prop,
+  }
+end
+
+--- The mount table of this namespace (`mountns.table`), records as the
+-- kernel's.
+-- @tparam[opt] table opts `propagate_from`, `root` (as `ns:mounts`)
+function Namespace:mounts(opts)
+  check_open(self, "mounts")
+  opts = argcheck.options(opts, "ns:mounts", 1, { "propagate_from", "root" }, 2)
+  local records = {}
+  for _, m in ipairs(self:_list()) do records[#records + 1] = record_of(m, self) end
+  if opts.root ~= nil then
+    local root = mtable.normpath(opts.root, "ns:mounts", 1, 2)
+    local kept = {}
+    for _, r in ipairs(records) do
+      if is_subdir(r.target, root) then
+        local c = {}
+        for k, v in pairs(r) do c[k] = v end
+        c.target = relative(r.target, root)
+        kept[#kept + 1] = c
+      end
+    end
+    records = kept
+  end
+  return mtable.new(records)
+end
+
+--- The topmost mount at path, or nil (`ns:mounts():find(path)`).
+function Namespace:find(path, opts)
+  check_open(self, "find")
+  path = mtable.normpath(path, "ns:find", 1, 2)
+  opts = argcheck.options(opts, "ns:find", 2, { "root" }, 2)
+  return self:mounts(opts.root and { root = opts.root } or nil):find(path)
+end
+
+--- A new namespace, a copy of this one (unshare -m): `propagation`
+-- ("private" default, "shared", "slave", "unchanged"), `label`, `user`
+-- (a less privileged copy: shared mounts become slaves, mounts locked).
+function Namespace:unshare(opts)
+  check_open(self, "unshare")
+  opts = argcheck.options(opts, "ns:unshare", 1, { "propagation", "label", "user" }, 2)
+  local prop = opts.propagation or "private"
+  local PROPS = { private = true, shared = true, slave = true, unchanged = true }
+  if not PROPS[prop] then
+    argcheck.error("ns:unshare", 1, string.format("option 'propagation': invalid value '%s' "
+      .. "(private, shared, slave or unchanged)", tostring(prop)), 2)
+  end
+  if opts.user ~= nil and type(opts.user) ~= "boolean" then
+    argcheck.error("ns:unshare", 1, "option 'user' must be a boolean, got " .. type(opts.user), 2)
+  end
+  local w = self.world
+  set_call(self, "unshare -m --propagation " .. prop .. (opts.user and " --user" or ""))
+  local user = self.user
+  local fl = { copy_unbindable = true }
+  if opts.user then
+    w.users = w.users + 1
+    user = w.users
+    fl.shared_to_slave, fl.unprivileged = true, true
+  end
+  local root = copy_tree(w, self.root, self.root.root, fl)
+  local ns = new_ns(w, root, opts.label, user)
+  for _, m in ipairs(subtree(root)) do
+    m.locked = (opts.user and m ~= root) or false
+  end
+  -- the locks of the copied mounts are copied too
+  if not opts.user then
+    local src = subtree(self.root)
+    local dst = subtree(root)
+    if #src == #dst then
+      for i = 1, #src do dst[i].locked = src[i].locked end
+    end
+  end
+  if prop ~= "unchanged" then
+    for _, m in ipairs(subtree(root)) do change_propagation(w, m, prop) end
+  end
+  return ns
+end
+
+--- Call fn(...) (a model namespace needs no entering).
+function Namespace:run(fn, ...)
+  check_open(self, "run")
+  if type(fn) ~= "function" then
+    argcheck.error("ns:run", 1, "function expected, got " .. type(fn), 2)
+  end
+  return fn(...)
+end
+
+--- Get or set the label used in diagnostics and pictures.
+function Namespace:label(name)
+  if not is_ns(self) then check_open(self, "label") end
+  if name ~= nil then
+    self.label_ = tostring(name)
+    return self
+  end
+  return self.label_
+end
+
+--- The namespace's ID: its serial in the world (no kernel namespace).
+function Namespace:id()
+  check_open(self, "id")
+  return self.serial
+end
+
+--- Tear the namespace down: its mounts leave their peer groups (no
+-- propagation). Idempotent.
+function Namespace:close()
+  if is_ns(self) and self.closed then return end
+  check_open(self, "close")
+  set_call(self, "close")
+  local list = subtree(self.root)
+  for _, m in ipairs(list) do change_propagation(self.world, m, "private") end
+  for _, m in ipairs(list) do m.ns = nil end
+  self.closed = true
+end
+
+for _, name in ipairs { "shell", "exec", "pid", "watch", "userns", "handle", "pivot_root",
+                        "chdir", "symlink", "open_tree", "move_mount", "fsmount",
+                        "mount_setattr" } do
+  Namespace[name] = function(self)
+    check_open(self, name)
+    error("ns:" .. name .. ": not available in the model", 2)
+  end
+end
+
+function Namespace:__tostring()
+  return string.format("%s model:[%s]", self.label_, self.closed and "closed" or self.serial)
+end
+
+-- ---- scenario, compare -------------------------------------------------------
+
+--- The namespaces of a world still open, in creation order.
+-- @tparam table w a world
+-- @treturn table
+function M.open_namespaces(w)
+  local out = {}
+  for _, ns in ipairs(w.namespaces) do
+    if not ns.closed then out[#out + 1] = ns end
+  end
+  return out
+end
+
+-- Set by mountns.scenario while a file runs under `mountns run`: the
+-- report(name, ok, err, seconds, dot, golden) of run_file's options.
+local running
+--- Set (or clear, with nil) the runner's options a model scenario reports
+-- to (`mountns.scenario.run_file` does this for `mountns run --model`).
+-- @tparam table|nil opts run_file's options (`report`, `golden`, `dot`)
+-- @tparam[opt] function picture the `dot` renderer (mountns.dot.dot)
+function M.set_running(opts, picture)
+  running = opts and { opts = opts, picture = picture } or nil
+end
+
+local function clock()
+  return os.clock()
+end
+
+--- Run a scenario on the model: the signature and option checks of
+-- `mountns.scenario` (`timeout` accepted and ignored, `label`).
+-- @tparam[opt] string name
+-- @tparam function fn called as fn(ns, ...) with the first namespace
+-- @tparam[opt] table opts
+-- @return fn's results
+function M.scenario(name, fn, opts, ...)
+  local argn = 3
+  if type(name) == "function" then
+    name, fn, opts, argn = nil, name, fn, 2
+  end
+  if type(fn) ~= "function" then
+    argcheck.error("scenario", argn - 1, "function expected, got " .. type(fn), 2)
+  end
+  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label" }, 2)
+  argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
+  local w = M.new()
+  local first = w:namespace { label = opts.label }
+  local t0 = clock()
+  local res = pack(xpcall(fn, function(e)
+    if type(e) == "string" then return debug.traceback(e, 2) end
+    return e
+  end, first, ...))
+  local run = running
+  if run then
+    local open = M.open_namespaces(w)
+    local title = name or "(unnamed scenario)"
+    local golden = run.opts.golden and format.golden_text(unpack(open)) or nil
+    local dot
+    if run.opts.dot and run.picture then
+      open[#open + 1] = { normalize = true, title = title }
+      local ok, text = pcall(run.picture, unpack(open))
+      dot = ok and text or false
+    end
+    run.opts.report(title, res[1], not res[1] and res[2] or nil, clock() - t0, dot, golden)
+    if not res[1] then return nil end
+    return unpack(res, 2, res.n)
+  end
+  if not res[1] then error(res[2], 0) end
+  return unpack(res, 2, res.n)
+end
+
+--- Compare the open namespaces of a kernel scenario with those of a model
+-- world, in the same order, by their golden texts.
+-- @tparam table kernel_nss namespaces (or mount tables)
+-- @tparam table model_nss namespaces (or mount tables)
+-- @treturn boolean true when equal
+-- @treturn[2] string the diff (`- kernel`, `+ model`)
+function M.compare(kernel_nss, model_nss)
+  local a = #kernel_nss > 0 and format.golden_text(unpack(kernel_nss)) or ""
+  local b = #model_nss > 0 and format.golden_text(unpack(model_nss)) or ""
+  if #kernel_nss ~= #model_nss then
+    return false, string.format("%d namespace(s) on the kernel, %d in the model\n",
+      #kernel_nss, #model_nss) .. (format.diff_text(a, b, "kernel", "model") or "")
+  end
+  local d = format.diff_text(a, b, "kernel", "model")
+  if d then return false, d end
+  return true
+end
+
+--- Apply recorded kernel steps (`mountns.namespace.steps()`: `{ns =
+-- serial, op = method, args = {n = N, ...}, ok = boolean, errno = name,
+-- new = serial of a namespace unshare made}`) to a fresh world.
+-- @tparam table steps
+-- @treturn table the world
+-- @treturn table its namespaces by the kernel's serial
+-- @treturn[opt] table the first step whose outcome differs (`{index = i,
+-- step = step, ok = ..., errno = ...}`), or nil
+function M.replay(steps)
+  local w = M.new()
+  local by_serial = { w:namespace() }
+  local first_diff
+  for i, s in ipairs(steps) do
+    local ns = by_serial[s.ns]
+    local ok, res, errno
+    if not ns then
+      ok, errno = false, "no namespace " .. tostring(s.ns)
+    else
+      local args = s.args or { n = 0 }
+      local fn = Namespace[s.op]
+      if type(fn) ~= "function" then
+        ok, res = false, "ns:" .. tostring(s.op) .. ": not available in the model"
+      else
+        ok, res = pcall(fn, ns, unpack(args, 1, args.n or #args))
+      end
+      if ok and s.op == "unshare" and s.new then by_serial[s.new] = res end
+      if not ok then errno = M.errno_of(res) or tostring(res) end
+    end
+    if not first_diff and (ok ~= (s.ok ~= false) or (not ok and errno ~= s.errno)) then
+      first_diff = { index = i, step = s, ok = ok, errno = errno }
+    end
+  end
+  return w, by_serial, first_diff
+end
+
+M.World = World
+return M
