@@ -215,6 +215,7 @@ end
 -- slave), unprivileged (the flags old has are locked).
 local function clone(w, old, root, fl)
   local m = new_mount(w, old.sb, root, copy_flags(old.flags))
+  m.locked = old.locked
   -- a copy is never unbindable (an unbindable mount copied by unshare
   -- gives a private one: spec 22 "unshare copies unbindable mounts")
   m.lock_flags = old.lock_flags and copy_flags(old.lock_flags) or nil
@@ -341,10 +342,13 @@ local function attach(w, source, dest, mp, ctx)
       end
     end
     local last = {}          -- group -> the copy made last for it
-    local made = {}          -- receiving mount -> its copy
     last[dest.group] = source
+    -- the copies made here are skipped (IS_MNT_NEW); a mount being moved
+    -- is still in its namespace: it receives a copy too (quiz A)
     local new = {}
-    for _, m in ipairs(subtree(source)) do new[m] = true end
+    if not ctx.moving then
+      for _, m in ipairs(subtree(source)) do new[m] = true end
+    end
     for _, m in ipairs(receivers(dest)) do
       if new[m] or not m.ns or m.ns.closed then
         -- a copy made by this propagation, or a mount of no namespace
@@ -379,7 +383,6 @@ local function attach(w, source, dest, mp, ctx)
         for _, c in ipairs(subtree(child)) do new[c] = true end
         child.parent, child.mp = m, mp
         if m.group then last[m.group] = child end
-        made[m] = child
         tree[#tree + 1] = child
         local via
         if same_group(m, dest) then via = "peer group " .. dest.group.id
@@ -425,10 +428,9 @@ local function attach(w, source, dest, mp, ctx)
     end
     for _, c in ipairs(subtree(child)) do c.ns = m.ns end
     if m.ns.user ~= ctx.ns.user then
-      for _, c in ipairs(subtree(child)) do c.locked = c ~= child end
-    else
-      child.locked = false
+      for _, c in ipairs(subtree(child)) do c.locked = true end
     end
+    child.locked = false
   end
 end
 
@@ -551,15 +553,6 @@ local function resolve(ns, path, op, p1, p2)
   return mnt, dpath, node
 end
 
-local function norm(path, fname, argn)
-  path = argcheck.path(path, fname, argn, 3)
-  if path:sub(1, 1) ~= "/" then
-    -- relative paths are relative to / (a scenario's working directory)
-    path = "/" .. path
-  end
-  return mtable.normpath(path, fname, argn, 3)
-end
-
 -- A method: checks self, runs body(self, ...) and turns a failure into the
 -- core's message, raised at the caller's line.
 local function method(name, body)
@@ -573,6 +566,9 @@ local function method(name, body)
                             rule = e.message })
         error(e.message, 2)
       end
+      -- an argument check: raised at the caller's line, as the core's
+      local why = type(e) == "string" and e:match("^[^\n]-:%d+: (bad argument #.*)$")
+      if why then error(why, 2) end
       error(e, 2)
     end
     return unpack(res, 2, res.n)
@@ -582,7 +578,8 @@ end
 -- ---- argument checks with the core's wording ----------------------------------
 
 local MOUNT_FLAGS = {
-  ro = { "ro", true }, rw = { "ro", false }, nosuid = { "nosuid", true }, suid = { "nosuid", false },
+  ro = { "ro", true }, rw = { "ro", false },
+  nosuid = { "nosuid", true }, suid = { "nosuid", false },
   nodev = { "nodev", true }, dev = { "nodev", false }, noexec = { "noexec", true },
   exec = { "noexec", false }, sync = {}, async = {}, dirsync = {}, mand = {}, nomand = {},
   silent = {}, loud = {}, relatime = { "atime", "relatime" }, norelatime = {},
@@ -804,7 +801,7 @@ local function bind_op(ns, source, target, rec)
   else
     copy = clone(w, smnt, sdpath, {})
   end
-  for _, m in ipairs(subtree(copy)) do m.locked = false end
+  copy.locked = false -- the copied mounts under it keep their locks
   attach(w, copy, dmnt, ddpath, { ns = ns, call = w.current_call })
 end
 
@@ -933,7 +930,8 @@ local function remount_op(ns, target, names, data, bind)
     for k in pairs(mnt.lock_flags) do
       if k ~= "atime" and mnt.flags[k] and not f[k] then fail("EPERM", op, target) end
     end
-    if mnt.lock_flags.atime and (f.atime ~= mnt.flags.atime or f.nodiratime ~= mnt.flags.nodiratime) then
+    if mnt.lock_flags.atime
+       and (f.atime ~= mnt.flags.atime or f.nodiratime ~= mnt.flags.nodiratime) then
       fail("EPERM", op, target)
     end
   end
@@ -1154,9 +1152,9 @@ local function dominating(m, ns)
   return nil
 end
 
-local function record_of(m, ns)
+local function record_of(m, ns, with_from)
   local master = m.master and m.master.group and m.master.group.id or nil
-  local dom = m.master and dominating(m, ns) or nil
+  local dom = with_from and m.master and dominating(m, ns) or nil
   local shared = m.group and m.group.id or nil
   local prop = (shared and "shared" or "")
   if m.master then prop = prop == "" and "slave" or prop .. ",slave" end
@@ -1167,19 +1165,27 @@ local function record_of(m, ns)
     major = 0, minor = m.sb.dev, root = m.root, target = target_of(m),
     options = options_text(m.flags), fstype = m.sb.fstype, source = m.sb.source,
     super_options = m.sb.super_options, shared = shared, master = master,
-    propagate_from = (dom and dom ~= master) and dom or nil,
+    propagate_from = (with_from and dom and dom ~= master) and dom or nil,
     unbindable = m.unbindable, propagation = prop,
   }
 end
 
+--- Whether `ns:mounts()` of a model namespace has `propagate_from`
+-- without being asked (as /proc/PID/mountinfo, the kernel scenario's
+-- source before Linux 6.8, does); false: only with `{propagate_from =
+-- true}`, as statmount(2) records (Linux 6.8+).
+M.propagate_from = false
+
 --- The mount table of this namespace (`mountns.table`), records as the
 -- kernel's.
--- @tparam[opt] table opts `propagate_from`, `root` (as `ns:mounts`)
+-- @tparam[opt] table opts `propagate_from` (see `model.propagate_from`),
+-- `root` (as `ns:mounts`)
 function Namespace:mounts(opts)
   check_open(self, "mounts")
   opts = argcheck.options(opts, "ns:mounts", 1, { "propagate_from", "root" }, 2)
   local records = {}
-  for _, m in ipairs(self:_list()) do records[#records + 1] = record_of(m, self) end
+  local with_from = opts.propagate_from or M.propagate_from
+  for _, m in ipairs(self:_list()) do records[#records + 1] = record_of(m, self, with_from) end
   if opts.root ~= nil then
     local root = mtable.normpath(opts.root, "ns:mounts", 1, 2)
     local kept = {}
@@ -1230,16 +1236,9 @@ function Namespace:unshare(opts)
   end
   local root = copy_tree(w, self.root, self.root.root, fl)
   local ns = new_ns(w, root, opts.label, user)
-  for _, m in ipairs(subtree(root)) do
-    m.locked = (opts.user and m ~= root) or false
-  end
-  -- the locks of the copied mounts are copied too
-  if not opts.user then
-    local src = subtree(self.root)
-    local dst = subtree(root)
-    if #src == #dst then
-      for i = 1, #src do dst[i].locked = src[i].locked end
-    end
+  if opts.user then
+    -- lock_mnt_tree: what the less privileged copy inherits is locked
+    for _, m in ipairs(subtree(root)) do m.locked = m ~= root end
   end
   if prop ~= "unchanged" then
     for _, m in ipairs(subtree(root)) do change_propagation(w, m, prop) end
@@ -1284,7 +1283,64 @@ function Namespace:close()
   self.closed = true
 end
 
-for _, name in ipairs { "shell", "exec", "pid", "watch", "userns", "handle", "pivot_root",
+-- pivot_root(2) with new_root and put_old resolved: the old root goes on
+-- put_old, new_root becomes the namespace's root
+local function pivot(ns, new_root, put_old, p1, p2)
+  local op = "pivot_root"
+  local nmnt, ndpath = resolve(ns, new_root, op, p1, p2)
+  local omnt, odpath, onode = resolve(ns, put_old, op, p1, p2)
+  local root = ns.root
+  if not onode.dir then fail("ENOTDIR", op, p1, p2) end
+  if omnt.group or (nmnt.parent and nmnt.parent.group) then fail("EINVAL", op, p1, p2) end
+  if nmnt.locked then fail("EINVAL", op, p1, p2) end
+  if nmnt == root or omnt == root then fail("EBUSY", op, p1, p2) end
+  if not mount_root(nmnt, ndpath) or not nmnt.parent then fail("EINVAL", op, p1, p2) end
+  -- put_old at or under new_root
+  local under = false
+  local m, d = omnt, odpath
+  while m do
+    if m == nmnt and is_subdir(d, ndpath) then under = true; break end
+    d, m = m.mp, m.parent
+  end
+  if not under then fail("EINVAL", op, p1, p2) end
+  detach_child(nmnt)
+  if root.locked then nmnt.locked, root.locked = true, false end
+  attach_child(omnt, root, odpath)
+  ns.root = nmnt
+end
+
+--- pivot_root into new_root (a mount point) and detach the old root, as
+-- container runtimes do; with `put_old` (a path inside the new root), keep
+-- it mounted there (`mountns.namespace`'s `pivot_root`).
+-- @function Namespace:pivot_root
+Namespace.pivot_root = method("pivot_root", function(self, new_root, opts)
+  argcheck.path(new_root, "ns:pivot_root", 1, 3)
+  opts = argcheck.options(opts, "ns:pivot_root", 2, { "put_old" }, 3)
+  local put_old = opts.put_old
+  if put_old ~= nil then put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 3) end
+  set_call(self, "pivot_root " .. new_root)
+  local nr = walkpath(new_root)
+  if put_old then
+    resolve(self, nr, "chdir", new_root)
+    pivot(self, nr, walkpath(nr .. "/" .. put_old), ".", "." .. put_old)
+    return true
+  end
+  local old = nr == "/" and "/.pivot_old" or nr .. "/.pivot_old"
+  local mnt, dpath, node = resolve(self, nr, "mkdir", old)
+  if not node.dir then fail("ENOTDIR", "mkdir", old) end
+  local full = join(dpath, ".pivot_old")
+  if not mnt.sb.nodes[full] then
+    if mnt.flags.ro then fail("EROFS", "mkdir", old) end
+    mnt.sb.nodes[full] = { dir = true }
+  end
+  pivot(self, nr, old, ".", ".pivot_old")
+  umount_op(self, "/.pivot_old", { "detach" })
+  local m2, d2 = resolve(self, "/", "rmdir", "/")
+  m2.sb.nodes[join(d2, ".pivot_old")] = nil
+  return true
+end)
+
+for _, name in ipairs { "shell", "exec", "pid", "watch", "userns", "handle",
                         "chdir", "symlink", "open_tree", "move_mount", "fsmount",
                         "mount_setattr" } do
   Namespace[name] = function(self)

@@ -1,0 +1,464 @@
+-- The model (mountns.model) against the kernel: every case runs the same
+-- steps in a kernel scenario (mountns.scenario) and in a model scenario
+-- (mountns.model.scenario) and asserts equal golden texts of the
+-- namespaces left open and equal outcomes of every step that may fail
+-- (ok, or the errno name): each asserts what the kernel did.
+local helper = require "helper"
+local mountns = require "mountns"
+local model = require "mountns.model"
+local format = require "mountns.format"
+
+local unpack = table.unpack or unpack -- luacheck: ignore
+
+-- fn(ns, nss, try, note) on one side: nss collects the namespaces to
+-- compare (ns first), try(f, ...) runs a step that may fail and records
+-- "ok" or its errno name, note(v) records a value. Returns the golden text
+-- of the open namespaces and the outcomes.
+local function side(scenario, fn)
+  return scenario(function(ns)
+    local nss, out = { ns }, {}
+    local function try(f, ...)
+      local ok, e = pcall(f, ...)
+      out[#out + 1] = ok and "ok" or (model.errno_of(tostring(e)) or tostring(e))
+    end
+    local function note(v) out[#out + 1] = tostring(v) end
+    fn(ns, nss, try, note)
+    local open = {}
+    for _, n in ipairs(nss) do if not n.closed then open[#open + 1] = n end end
+    return format.golden_text(unpack(open)), table.concat(out, " ")
+  end)
+end
+
+-- Both sides; asserts they agree, returns the kernel's text and outcomes.
+local function same(fn)
+  local kg, ko = side(mountns.scenario, fn)
+  local mg, mo = side(model.scenario, fn)
+  assert.are.equal(ko, mo, "outcomes: kernel " .. ko .. ", model " .. mo)
+  local d = format.diff_text(kg, mg, "kernel", "model")
+  assert(d == nil, "golden texts differ:\n" .. tostring(d) .. "\nkernel:\n" .. kg)
+  return kg, ko
+end
+
+-- /X a shared tmpfs with directories q and r; /Y, /Z, /W empty directories
+local function base(sh1)
+  for _, d in ipairs { "/X", "/Y", "/Z", "/W" } do sh1:mkdir(d) end
+  sh1:mount("a", "/X", "tmpfs"); sh1:make_shared("/X")
+  sh1:mkdir("/X/q"); sh1:mkdir("/X/r")
+end
+
+describe("the model against the kernel", function()
+  it("the seed article: /Z does not reach sh2", function()
+    local text = same(function(sh1, nss)
+      sh1:make_private("/")
+      sh1:mkdir("/X"); sh1:mkdir("/Y")
+      sh1:mount("sda3", "/X", "tmpfs"); sh1:make_shared("/X")
+      sh1:mount("sda5", "/Y", "tmpfs"); sh1:make_shared("/Y")
+      nss[2] = sh1:unshare { propagation = "unchanged", label = "sh2" }
+      sh1:mkdir("/Z"); sh1:bind("/X", "/Z")
+    end)
+    assert.truthy(text:find("4 1 0:2 / /Z rw,relatime shared:1", 1, true))
+  end)
+
+  it("copies across peers, unchanged, slave and shared copies, in the kernel's order", function()
+    same(function(sh1, nss)
+      base(sh1)
+      sh1:mkdir("/X/sub"); sh1:bind("/X/sub", "/Y")
+      local sh2 = sh1:unshare { propagation = "unchanged" }
+      nss[2] = sh2
+      nss[3] = sh2:unshare { propagation = "slave" }
+      nss[4] = sh2:unshare { propagation = "shared" }
+      sh1:mount("q", "/X/sub", "tmpfs")
+    end)
+  end)
+
+  it("make-rslave of binds: the master is the next peer (6.18), whatever its root", function()
+    same(function(sh1, nss)
+      base(sh1)
+      sh1:mkdir("/X/sub"); sh1:bind("/X/sub", "/Y")
+      nss[2] = sh1:unshare { propagation = "slave" }
+      sh1:mount("q", "/X/sub", "tmpfs")
+    end)
+  end)
+
+  it("slaves of one master, made in either order", function()
+    same(function(sh1)
+      base(sh1)
+      sh1:bind("/X", "/Y"); sh1:make_slave("/Y")
+      sh1:bind("/X", "/Z"); sh1:make_slave("/Z")
+      sh1:mount("b", "/X/q", "tmpfs")
+    end)
+    same(function(sh1)
+      base(sh1)
+      sh1:bind("/X", "/Y"); sh1:bind("/X", "/Z")
+      sh1:make_slave("/Z"); sh1:make_slave("/Y")
+      sh1:mount("b", "/X/q", "tmpfs")
+    end)
+  end)
+
+  it("make-private hands its slaves to its next peer", function()
+    same(function(sh1, nss)
+      base(sh1)
+      sh1:bind("/X", "/Y")
+      nss[2] = sh1:unshare { propagation = "slave" }
+      sh1:make_private("/X")
+      sh1:mount("t", "/Y/q", "tmpfs")
+    end)
+    same(function(sh1, nss)
+      base(sh1)
+      sh1:bind("/X", "/Y")
+      sh1:bind("/X", "/Z"); sh1:make_slave("/Z")
+      sh1:bind("/X", "/W"); sh1:make_slave("/W")
+      nss[2] = sh1:unshare { propagation = "slave" }
+      sh1:make_private("/X")
+      sh1:mount("t", "/Y/q", "tmpfs")
+    end)
+  end)
+
+  it("make-slave of the sole member of a group: private, its slaves too", function()
+    local text = same(function(sh1, nss)
+      base(sh1)
+      nss[2] = sh1:unshare { propagation = "slave" }
+      sh1:make_slave("/X")
+      sh1:make_shared("/X")
+      sh1:mount("t", "/X/q", "tmpfs")
+    end)
+    assert.falsy(text:find("master:", 1, true))
+  end)
+
+  it("a propagated copy goes under what is mounted there already", function()
+    same(function(sh1)
+      base(sh1)
+      sh1:bind("/X", "/Y"); sh1:make_slave("/Y")
+      sh1:mount("u", "/Y/q", "tmpfs")
+      sh1:mount("t", "/X/q", "tmpfs")
+    end)
+    same(function(sh1)
+      base(sh1)
+      sh1:bind("/X", "/Y")
+      sh1:mount("t", "/Y/q", "tmpfs")
+      sh1:make_private("/Y/q")
+      sh1:mount("u", "/Y/q", "tmpfs")
+      sh1:mount("v", "/X/r", "tmpfs")
+    end)
+  end)
+
+  it("umount propagates to the copies; a copy with a mount on it stays", function()
+    same(function(sh1, nss)
+      base(sh1)
+      nss[2] = sh1:unshare { propagation = "unchanged" }
+      sh1:mount("t", "/X/q", "tmpfs")
+      sh1:umount("/X/q")
+    end)
+    same(function(sh1, nss)
+      base(sh1)
+      local sh2 = sh1:unshare { propagation = "unchanged" }
+      nss[2] = sh2
+      sh1:mount("t", "/X/q", "tmpfs")
+      sh2:make_private("/X/q")
+      sh2:mkdir("/X/q/in"); sh2:mount("i", "/X/q/in", "tmpfs")
+      sh1:umount("/X/q")
+    end)
+  end)
+
+  it("umount of a copy whose root is over-mounted: the over-mount takes its place", function()
+    for _, private in ipairs { false, true } do
+      local text = same(function(sh1, nss)
+        base(sh1)
+        local sh2 = sh1:unshare { propagation = "unchanged" }
+        nss[2] = sh2
+        sh1:mount("t", "/X/q", "tmpfs")
+        if private then sh2:make_private("/X/q") end
+        sh2:mount("o", "/X/q", "tmpfs")
+        sh1:umount("/X/q")
+      end)
+      -- shared: sh2's over-mount reached sh1's /X/q too, and sh1 unmounted
+      -- it there: one left in each; private: sh1's copy in sh2 went, the
+      -- over-mount took its place on /X
+      local _, n = text:gsub(" /X/q ", "")
+      assert.are.equal(private and 1 or 2, n, text)
+    end
+  end)
+
+  it("lazy umount of a tree; EBUSY without detach", function()
+    local _, outcomes = same(function(sh1, nss, try)
+      base(sh1)
+      nss[2] = sh1:unshare { propagation = "unchanged" }
+      sh1:mount("t", "/X/q", "tmpfs"); sh1:mkdir("/X/q/in")
+      sh1:mount("i", "/X/q/in", "tmpfs")
+      try(sh1.umount, sh1, "/X/q")
+      try(sh1.umount, sh1, "/X/q", "detach")
+    end)
+    assert.are.equal("EBUSY ok", outcomes)
+  end)
+
+  it("rbind prunes unbindable mounts; unshare copies them, not unbindable", function()
+    local _, outcomes = same(function(sh1, nss, try)
+      base(sh1)
+      sh1:mount("t", "/X/q", "tmpfs"); sh1:make_unbindable("/X/q")
+      sh1:mount("s", "/X/r", "tmpfs")
+      sh1:bind("/X", "/Y", { recursive = true })
+      try(sh1.bind, sh1, "/X/q", "/Z")
+      nss[2] = sh1:unshare { propagation = "unchanged" }
+      nss[3] = sh1:unshare { propagation = "private" }
+      nss[4] = sh1:unshare { propagation = "shared" }
+    end)
+    assert.are.equal("EINVAL", outcomes)
+  end)
+
+  it("errors: the kernel's errno names", function()
+    local _, outcomes = same(function(sh1, _, try)
+      sh1:mkdir("/X"); sh1:mkdir("/Y"); sh1:write("/f", "x")
+      try(sh1.bind, sh1, "/nope", "/X")
+      try(sh1.bind, sh1, "/X", "/nope")
+      try(sh1.bind, sh1, "/f", "/X")
+      try(sh1.umount, sh1, "/X")
+      try(sh1.make_shared, sh1, "/X")
+      try(sh1.move, sh1, "/X", "/Y")
+      sh1:mount("a", "/X", "tmpfs"); sh1:mkdir("/X/in")
+      try(sh1.move, sh1, "/X", "/X/in")
+      try(sh1.move, sh1, "/X", "/X")
+      sh1:make_shared("/")
+      try(sh1.move, sh1, "/X", "/Y")
+      sh1:make_private("/")
+      sh1:make_unbindable("/X")
+      try(sh1.bind, sh1, "/X", "/Y")
+      sh1:make_shared("/")
+      try(sh1.move, sh1, "/X", "/Y")
+      sh1:make_private("/")
+      try(sh1.move, sh1, "/X", "/Y")
+      sh1:mount("b", "/Y/in", "tmpfs")
+      try(sh1.umount, sh1, "/Y")
+      try(sh1.umount, sh1, "/Y", "detach")
+      try(sh1.mount, sh1, "c", "/f", "tmpfs")
+      try(sh1.mount, sh1, "c", "/X", "bogusfs")
+    end)
+    assert.are.equal("ENOENT ENOENT ENOTDIR EINVAL EINVAL EINVAL ELOOP ELOOP EINVAL "
+      .. "EINVAL EINVAL ok EBUSY ok ENOTDIR ENODEV", outcomes)
+  end)
+
+  it("the same error message as the core", function()
+    local function msg(scenario)
+      return scenario(function(ns)
+        local ok, e = pcall(ns.bind, ns, "/X", "/Z")
+        return ok, e
+      end)
+    end
+    local _, ke = msg(mountns.scenario)
+    local _, me = msg(model.scenario)
+    assert.are.equal(ke, me)
+    assert.are.equal("bind /X /Z: No such file or directory (ENOENT)", me)
+  end)
+
+  it("closing a namespace: its mounts leave their groups", function()
+    same(function(sh1, nss)
+      base(sh1)
+      local sh2 = sh1:unshare { propagation = "unchanged" }
+      nss[2] = sh2:unshare { propagation = "slave" }
+      sh2:close()
+      sh1:mount("t", "/X/q", "tmpfs")
+    end)
+  end)
+
+  it("propagate_from: a master group with no member in the namespace", function()
+    same(function(sh1, nss)
+      base(sh1)
+      local sh2 = sh1:unshare { propagation = "slave" }
+      sh2:make_shared("/X")
+      local sh3 = sh2:unshare { propagation = "slave" }
+      nss[2], nss[3], nss[4] = sh2, sh3, sh3:unshare { propagation = "unchanged" }
+      sh2:close()
+      sh1:mount("t", "/X/q", "tmpfs")
+    end)
+    -- sh2's /Z: a slave of /Y's group, which has no member in sh2; /X's,
+    -- its master, has one. Asked for, as ns:mounts{propagate_from = true}
+    -- (statmount leaves it out unless asked)
+    local function run(scenario)
+      return scenario(function(sh1)
+        base(sh1)
+        sh1:bind("/X", "/Y"); sh1:make_slave("/Y"); sh1:make_shared("/Y")
+        sh1:bind("/Y", "/Z"); sh1:make_slave("/Z")
+        local sh2 = sh1:unshare { propagation = "unchanged" }
+        sh2:make_private("/Y")
+        return format.golden_text(sh1:mounts { propagate_from = true },
+                                  sh2:mounts { propagate_from = true })
+      end)
+    end
+    local text = run(mountns.scenario)
+    assert.are.equal(text, run(model.scenario))
+    assert.truthy(text:find("8 5 0:2 / /Z rw,relatime master:2 propagate_from:1", 1, true), text)
+  end)
+
+  it("remount and mount flags: the options the kernel shows", function()
+    local _, outcomes = same(function(sh1, _, try)
+      base(sh1)
+      sh1:remount("/X", "ro,nosuid")
+      sh1:bind("/X", "/Y")
+      sh1:remount("/Y", "nodev,noatime", nil, { bind = true })
+      sh1:mount("s", "/Z", "tmpfs", "noexec,strictatime")
+      try(sh1.remount, sh1, "/X/q")
+    end)
+    assert.are.equal("EINVAL", outcomes)
+  end)
+
+  it("move: the tree goes, submounts with it; a peer moved under its own group", function()
+    same(function(sh1, _, try)
+      base(sh1)
+      sh1:mount("m", "/Y", "tmpfs"); sh1:mkdir("/Y/d")
+      sh1:mount("n", "/Y/d", "tmpfs")
+      sh1:move("/Y", "/X/q")
+      sh1:mount("k", "/Z", "tmpfs")
+      sh1:move("/Z", "/X/r")
+      try(sh1.move, sh1, "/X/q", "/Y")
+    end)
+    same(function(ns)
+      ns:mkdir("/mnt/1"); ns:mkdir("/tmp")
+      ns:bind("/mnt", "/mnt"); ns:make_shared("/mnt")
+      ns:bind("/mnt", "/tmp"); ns:move("/tmp", "/mnt/1")
+    end)
+  end)
+
+  it("stacked mounts", function()
+    same(function(sh1)
+      base(sh1)
+      sh1:mount("b", "/X", "tmpfs")
+      sh1:mount("c", "/X", "tmpfs")
+      sh1:umount("/X")
+      sh1:bind("/X", "/Y")
+    end)
+  end)
+
+  it("less privileged copies: slaves, locked mounts, EINVAL and EPERM", function()
+    local _, outcomes = same(function(sh1, nss, try, note)
+      base(sh1)
+      sh1:mount("y", "/Y", "tmpfs", "nosuid")
+      local u = sh1:unshare { user = true, propagation = "unchanged" }
+      nss[2] = u
+      note(u:locked("/X"))
+      try(u.umount, u, "/X")
+      try(u.move, u, "/X", "/Z")
+      try(u.remount, u, "/Y", "rw")
+      try(u.remount, u, "/Y", "nosuid,nodev", nil, { bind = true })
+      try(u.bind, u, "/", "/W")
+      u:bind("/", "/W", { recursive = true })
+      u:make_shared("/X")
+      sh1:mount("t", "/X/q", "tmpfs")
+      note(u:locked("/X/q"))
+      try(u.umount, u, "/X/q")
+      local v = u:unshare { propagation = "unchanged" }
+      nss[3] = v
+      try(v.umount, v, "/W")
+      nss[4] = sh1:unshare { user = true }
+      nss[5] = sh1:unshare { user = true, propagation = "shared" }
+    end)
+    assert.are.equal("true EINVAL EINVAL EPERM ok EINVAL false ok EBUSY", outcomes)
+  end)
+
+  it("pivot_root, with and without put_old", function()
+    same(function(sh1, nss)
+      sh1:mkdir("/new/old")
+      sh1:mount("n", "/new", "tmpfs"); sh1:mkdir("/new/old")
+      local c = sh1:unshare()
+      nss[2] = c
+      c:pivot_root("/new", { put_old = "/old" })
+      local d = sh1:unshare()
+      nss[3] = d
+      d:pivot_root("/new")
+    end)
+  end)
+end)
+
+describe("examples under mountns run --model", function()
+  -- the lines of `mountns run --golden`: each scenario's verdict and its
+  -- golden text (what scripts print, and times, left out)
+  local function verdicts(args, file)
+    local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+      .. " bin/mountns run -j 1 --golden " .. args .. file .. " 2>&1; echo \"exit=$?\"")
+    local kept = {}
+    for line in out:gmatch("[^\n]*") do
+      if line:match("^ok ") or line:match("^FAIL ") then
+        kept[#kept + 1] = (line:gsub(" %(%d+ ms%)$", ""))
+      elseif line:match("^    ") or line:match("^exit=") or line:match("passed, %d+ failed") then
+        kept[#kept + 1] = line
+      end
+    end
+    return table.concat(kept, "\n"), out
+  end
+  local p = io.popen("ls " .. helper.ROOT .. "/examples/*.lua")
+  for file in p:lines() do
+    it(file:match("[^/]*$") .. ": the same verdicts and golden texts as on the kernel", function()
+      local kernel = verdicts("", file)
+      local got, out = verdicts("--model ", file)
+      assert.truthy(got:match("exit=0$"), out)
+      assert.are.equal(kernel, got)
+    end)
+  end
+  p:close()
+end)
+
+describe("the model alone", function()
+  it("a model scenario's namespace is not a kernel one; misuse raises as a scenario's", function()
+    model.scenario(function(ns)
+      assert.is_true(model.is_namespace(ns))
+      assert.has_error(function() ns:exec { "true" } end, "ns:exec: not available in the model")
+      assert.has_error(function() ns:mount("x", "/", "tmpfs", "bogus") end,
+        "bad argument #4 to 'ns:mount' (unknown flag 'bogus')")
+      assert.has_error(function() ns:bind("/", "/", { recursiv = true }) end,
+        "bad argument #3 to 'ns:bind' (unknown option 'recursiv')")
+    end)
+    assert.has_error(function() model.scenario("x", 1) end,
+      "bad argument #2 to 'scenario' (function expected, got number)")
+    assert.has_error(function() model.scenario(function() end, { timout = 1 }) end,
+      "bad argument #2 to 'scenario' (unknown option 'timout')")
+  end)
+
+  it("compare: equal worlds, then a diff", function()
+    local a, b
+    model.scenario(function(ns) ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs"); a = ns end)
+    model.scenario(function(ns) ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs"); b = ns end)
+    assert.is_true((model.compare({ a }, { b })))
+    b:mount("y", "/X", "tmpfs")
+    local ok, d = model.compare({ a }, { b })
+    assert.is_false(ok)
+    assert.truthy(d:find("+3 2 0:3 / /X rw,relatime", 1, true), d)
+  end)
+
+  it("replay: recorded steps, the first outcome that differs", function()
+    local steps = {
+      { ns = 1, op = "mkdir", args = { n = 1, "/X" }, ok = true },
+      { ns = 1, op = "mount", args = { n = 3, "x", "/X", "tmpfs" }, ok = true },
+      { ns = 1, op = "make_shared", args = { n = 1, "/X" }, ok = true },
+      { ns = 1, op = "unshare", args = { n = 1, { propagation = "unchanged" } },
+        ok = true, new = 2 },
+      { ns = 2, op = "umount", args = { n = 1, "/X" }, ok = true },
+      -- the parent of sh2's /X is private: sh1's /X stays
+      { ns = 1, op = "umount", args = { n = 1, "/X" }, ok = true },
+    }
+    local w, nss, diff = model.replay(steps)
+    assert.are.equal(2, #model.open_namespaces(w))
+    assert.is_nil(nss[2]:find("/X"))
+    assert.is_nil(diff)
+    steps[6].ok, steps[6].errno = false, "EINVAL"
+    local _, _, d2 = model.replay(steps)
+    assert.are.equal(6, d2.index)
+    assert.is_true(d2.ok)
+  end)
+
+  it("events: the call, the copies and where the rules stopped one", function()
+    local w
+    model.scenario(function(sh1)
+      w = sh1.world
+      sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
+      local sh2 = sh1:unshare { propagation = "unchanged", label = "sh2" }
+      sh1:mkdir("/Z"); sh1:bind("/X", "/Z")
+      sh1:mkdir("/X/a"); sh1:mount("a", "/X/a", "tmpfs")
+      assert(sh2:find("/X/a"))
+    end)
+    local kinds = {}
+    for _, e in ipairs(w.events) do
+      kinds[#kinds + 1] = e.kind .. (e.target and (" " .. e.target) or "")
+    end
+    local text = table.concat(kinds, "\n")
+    assert.truthy(text:find("blocked /\n", 1, true), text)       -- /Z under the private /
+    assert.truthy(text:find("propagated /X/a", 1, true), text)   -- to sh2
+  end)
+end)
