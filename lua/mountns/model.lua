@@ -481,15 +481,15 @@ end
 
 -- ---- namespaces ----------------------------------------------------------------
 
---- The class of model namespaces: the methods of `mountns.namespace`'s
--- class, on the model.
--- @type Namespace
-local Namespace = {}
-Namespace.__index = Namespace
-M.Namespace = Namespace
+--- The class of model namespaces (`model.Namespace`): the methods of
+-- `mountns.namespace`'s class, on the model.
+-- @type Space
+local Space = {}
+Space.__index = Space
+M.Namespace = Space
 
 local function is_ns(v)
-  return getmetatable(v) == Namespace
+  return getmetatable(v) == Space
 end
 
 --- Whether v is a model namespace.
@@ -509,7 +509,7 @@ end
 local function new_ns(w, root, label, user)
   local ns = setmetatable({ world = w, root = root, serial = #w.namespaces + 1,
                             user = user, closed = false,
-                            root_parent = next_uid(w) }, Namespace)
+                            root_parent = next_uid(w) }, Space)
   ns.label_ = label or ("ns" .. ns.serial)
   w.namespaces[#w.namespaces + 1] = ns
   for _, m in ipairs(subtree(root)) do m.ns = ns end
@@ -522,7 +522,7 @@ local DEFAULT_FLAGS = { ro = false, nosuid = false, nodev = false, noexec = fals
 --- The first namespace of a world: its `/` a fresh tmpfs, private, as a
 -- kernel scenario's is.
 -- @tparam[opt] table opts `label`
--- @treturn Namespace
+-- @treturn Space
 function World:namespace(opts)
   opts = argcheck.options(opts, "world:namespace", 1, { "label" }, 2)
   local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755")
@@ -752,7 +752,7 @@ local PROP_OPS = { shared = { "make-shared", "make-rshared" },
 
 for kind, names in pairs(PROP_OPS) do
   local fname = "make_" .. kind
-  Namespace[fname] = method(fname, function(self, path, opts)
+  Space[fname] = method(fname, function(self, path, opts)
     path = check_path(path, "ns:" .. fname, 1)
     opts = check_keys(opts, { recursive = "boolean" }, "ns:" .. fname, 2)
     local op = opts.recursive and names[2] or names[1]
@@ -945,8 +945,8 @@ end
 -- flags `bind`, `move`, `remount` or a propagation flag, that operation.
 -- Raises the core's message on failure ("mount none /X: No such file or
 -- directory (ENOENT)").
--- @function Namespace:mount
-Namespace.mount = method("mount", function(self, source, target, fstype, flags, data)
+-- @function Space:mount
+Space.mount = method("mount", function(self, source, target, fstype, flags, data)
   source = source == nil and "none" or check_path(source, "ns:mount", 1)
   target = check_path(target, "ns:mount", 2)
   fstype = opt_string(fstype, "ns:mount", 3, "fstype")
@@ -975,8 +975,8 @@ Namespace.mount = method("mount", function(self, source, target, fstype, flags, 
 end)
 
 --- umount2(2); flags `detach` (alias `lazy`).
--- @function Namespace:umount
-Namespace.umount = method("umount", function(self, target, flags)
+-- @function Space:umount
+Space.umount = method("umount", function(self, target, flags)
   target = check_path(target, "ns:umount", 1)
   local names = check_flags(flags, UMOUNT_FLAGS, "ns:umount", 2)
   set_call(self, "umount " .. target)
@@ -985,8 +985,8 @@ Namespace.umount = method("umount", function(self, target, flags)
 end)
 
 --- A bind mount (`{recursive = true}`: rbind).
--- @function Namespace:bind
-Namespace.bind = method("bind", function(self, source, target, opts)
+-- @function Space:bind
+Space.bind = method("bind", function(self, source, target, opts)
   source = check_path(source, "ns:bind", 1)
   target = check_path(target, "ns:bind", 2)
   opts = check_keys(opts, { recursive = "boolean" }, "ns:bind", 3)
@@ -996,8 +996,8 @@ Namespace.bind = method("bind", function(self, source, target, opts)
 end)
 
 --- mount --move.
--- @function Namespace:move
-Namespace.move = method("move", function(self, from, to)
+-- @function Space:move
+Space.move = method("move", function(self, from, to)
   from = check_path(from, "ns:move", 1)
   to = check_path(to, "ns:move", 2)
   set_call(self, "move " .. from .. " " .. to)
@@ -1006,8 +1006,8 @@ Namespace.move = method("move", function(self, from, to)
 end)
 
 --- mount -o remount[,bind]: the mount's flags.
--- @function Namespace:remount
-Namespace.remount = method("remount", function(self, target, flags, data, opts)
+-- @function Space:remount
+Space.remount = method("remount", function(self, target, flags, data, opts)
   target = check_path(target, "ns:remount", 1)
   local names = check_flags(flags, MOUNT_FLAGS, "ns:remount", 2)
   data = opt_string(data, "ns:remount", 3, "data")
@@ -1018,8 +1018,8 @@ Namespace.remount = method("remount", function(self, target, flags, data, opts)
 end)
 
 --- mkdir -p (opts: `parents`, `mode`).
--- @function Namespace:mkdir
-Namespace.mkdir = method("mkdir", function(self, path, opts)
+-- @function Space:mkdir
+Space.mkdir = method("mkdir", function(self, path, opts)
   local o = { parents = true }
   for k, v in pairs(argcheck.options(opts, "ns:mkdir", 2, { "parents", "mode" }, 3)) do
     o[k] = v
@@ -1053,8 +1053,8 @@ Namespace.mkdir = method("mkdir", function(self, path, opts)
 end)
 
 --- Write text to a file (created or truncated).
--- @function Namespace:write
-Namespace.write = method("write", function(self, path, text)
+-- @function Space:write
+Space.write = method("write", function(self, path, text)
   argcheck.path(path, "ns:write", 1, 3)
   if type(text) ~= "string" then
     argcheck.error("ns:write", 2, "string expected, got " .. type(text), 3)
@@ -1081,8 +1081,8 @@ Namespace.write = method("write", function(self, path, text)
 end)
 
 --- A file's content.
--- @function Namespace:read
-Namespace.read = method("read", function(self, path)
+-- @function Space:read
+Space.read = method("read", function(self, path)
   argcheck.path(path, "ns:read", 1, 3)
   local _, _, node = resolve(self, walkpath(path), "read", path)
   if node.dir then fail("EISDIR", "read", path) end
@@ -1090,16 +1090,16 @@ Namespace.read = method("read", function(self, path)
 end)
 
 --- Whether a path exists.
--- @function Namespace:exists
-Namespace.exists = method("exists", function(self, path)
+-- @function Space:exists
+Space.exists = method("exists", function(self, path)
   argcheck.path(path, "ns:exists", 1, 3)
   local ok = pcall(resolve, self, walkpath(path), "exists", path)
   return ok
 end)
 
 --- The names in a directory, sorted.
--- @function Namespace:ls
-Namespace.ls = method("ls", function(self, path)
+-- @function Space:ls
+Space.ls = method("ls", function(self, path)
   argcheck.path(path, "ns:ls", 1, 3)
   local mnt, dpath, node = resolve(self, walkpath(path), "readdir", path)
   if not node.dir then fail("ENOTDIR", "readdir", path) end
@@ -1116,8 +1116,8 @@ end)
 
 --- Whether the mount at path is locked (a less privileged namespace locks
 -- what it inherited). Raises if path is not a mount.
--- @function Namespace:locked
-Namespace.locked = method("locked", function(self, path)
+-- @function Space:locked
+Space.locked = method("locked", function(self, path)
   argcheck.path(path, "ns:locked", 1, 3)
   local p = walkpath(path)
   local found
@@ -1131,7 +1131,7 @@ Namespace.locked = method("locked", function(self, path)
 end)
 
 -- The mounts of this namespace, in the kernel's listing order (creation).
-function Namespace:_list()
+function Space:_list()
   local out = {}
   for _, m in ipairs(self.world.mounts) do
     if m.ns == self then out[#out + 1] = m end
@@ -1180,7 +1180,7 @@ M.propagate_from = false
 -- kernel's.
 -- @tparam[opt] table opts `propagate_from` (see `model.propagate_from`),
 -- `root` (as `ns:mounts`)
-function Namespace:mounts(opts)
+function Space:mounts(opts)
   check_open(self, "mounts")
   opts = argcheck.options(opts, "ns:mounts", 1, { "propagate_from", "root" }, 2)
   local records = {}
@@ -1203,7 +1203,7 @@ function Namespace:mounts(opts)
 end
 
 --- The topmost mount at path, or nil (`ns:mounts():find(path)`).
-function Namespace:find(path, opts)
+function Space:find(path, opts)
   check_open(self, "find")
   path = mtable.normpath(path, "ns:find", 1, 2)
   opts = argcheck.options(opts, "ns:find", 2, { "root" }, 2)
@@ -1213,7 +1213,7 @@ end
 --- A new namespace, a copy of this one (unshare -m): `propagation`
 -- ("private" default, "shared", "slave", "unchanged"), `label`, `user`
 -- (a less privileged copy: shared mounts become slaves, mounts locked).
-function Namespace:unshare(opts)
+function Space:unshare(opts)
   check_open(self, "unshare")
   opts = argcheck.options(opts, "ns:unshare", 1, { "propagation", "label", "user" }, 2)
   local prop = opts.propagation or "private"
@@ -1247,7 +1247,7 @@ function Namespace:unshare(opts)
 end
 
 --- Call fn(...) (a model namespace needs no entering).
-function Namespace:run(fn, ...)
+function Space:run(fn, ...)
   check_open(self, "run")
   if type(fn) ~= "function" then
     argcheck.error("ns:run", 1, "function expected, got " .. type(fn), 2)
@@ -1256,7 +1256,7 @@ function Namespace:run(fn, ...)
 end
 
 --- Get or set the label used in diagnostics and pictures.
-function Namespace:label(name)
+function Space:label(name)
   if not is_ns(self) then check_open(self, "label") end
   if name ~= nil then
     self.label_ = tostring(name)
@@ -1266,14 +1266,14 @@ function Namespace:label(name)
 end
 
 --- The namespace's ID: its serial in the world (no kernel namespace).
-function Namespace:id()
+function Space:id()
   check_open(self, "id")
   return self.serial
 end
 
 --- Tear the namespace down: its mounts leave their peer groups (no
 -- propagation). Idempotent.
-function Namespace:close()
+function Space:close()
   if is_ns(self) and self.closed then return end
   check_open(self, "close")
   set_call(self, "close")
@@ -1312,8 +1312,8 @@ end
 --- pivot_root into new_root (a mount point) and detach the old root, as
 -- container runtimes do; with `put_old` (a path inside the new root), keep
 -- it mounted there (`mountns.namespace`'s `pivot_root`).
--- @function Namespace:pivot_root
-Namespace.pivot_root = method("pivot_root", function(self, new_root, opts)
+-- @function Space:pivot_root
+Space.pivot_root = method("pivot_root", function(self, new_root, opts)
   argcheck.path(new_root, "ns:pivot_root", 1, 3)
   opts = argcheck.options(opts, "ns:pivot_root", 2, { "put_old" }, 3)
   local put_old = opts.put_old
@@ -1343,13 +1343,13 @@ end)
 for _, name in ipairs { "shell", "exec", "pid", "watch", "userns", "handle",
                         "chdir", "symlink", "open_tree", "move_mount", "fsmount",
                         "mount_setattr" } do
-  Namespace[name] = function(self)
+  Space[name] = function(self)
     check_open(self, name)
     error("ns:" .. name .. ": not available in the model", 2)
   end
 end
 
-function Namespace:__tostring()
+function Space:__tostring()
   return string.format("%s model:[%s]", self.label_, self.closed and "closed" or self.serial)
 end
 
@@ -1460,7 +1460,7 @@ function M.replay(steps)
       ok, errno = false, "no namespace " .. tostring(s.ns)
     else
       local args = s.args or { n = 0 }
-      local fn = Namespace[s.op]
+      local fn = Space[s.op]
       if type(fn) ~= "function" then
         ok, res = false, "ns:" .. tostring(s.op) .. ": not available in the model"
       else
