@@ -10,7 +10,8 @@
 -- Lowest first. A new module gets its place here before it can be required.
 local LAYERS = {
   { "core" },                               -- the C core (csrc/)
-  { "args", "record", "table", "diff", "format", "model" }, -- argument checks, records, tables, their text, the model (pure Lua)
+  -- argument checks, records, tables, their text, the model (pure Lua)
+  { "args", "record", "table", "diff", "format", "model" },
   { "child", "isolate", "mounts", "ops", "agent" }, -- child processes
   { "namespace", "watch", "shell" },        -- scenario namespaces and their facilities
   -- the scenario runner, expectations, output, the public module
