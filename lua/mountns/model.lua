@@ -1400,10 +1400,13 @@ function M.scenario(name, fn, opts, ...)
   local w = M.new()
   local first = w:namespace { label = opts.label }
   local t0 = clock()
-  local res = pack(xpcall(fn, function(e)
-    if type(e) == "string" then return debug.traceback(e, 2) end
-    return e
-  end, first, ...))
+  local args = pack(...)
+  -- (Lua 5.1's xpcall passes no arguments: a closure)
+  local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
+    function(e)
+      if type(e) == "string" then return debug.traceback(e, 2) end
+      return e
+    end))
   local run = running
   if run then
     local open = M.open_namespaces(w)
