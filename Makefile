@@ -29,7 +29,7 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
-.PHONY: all deps tools test check lint demo bench diagrams doc clean matrix matrix-deps
+.PHONY: all deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps
 
 all: $(MODULE)
 
@@ -77,15 +77,33 @@ tools:
 	  $(MAKE) --no-print-directory deps; \
 	fi
 
-# Run every spec with busted under $(LUA) then luacheck. --cpath overrides
-# .busted's build/?.so, which holds the 5.4 module.
+# Every spec with busted under $(LUA), and the lint: spec/parallel runs each
+# spec file in a busted of its own and the lint beside them, TEST_JOBS at a
+# time (the cores, plus one to fill the specs' waits), then prints all in
+# file order as one stream (BUSTED_ARGS="-o TAP": one TAP stream, the points
+# numbered across files); any failure fails make test. --cpath overrides
+# .busted's build/?.so, which holds the 5.4 module. The soak (#soak: 09's
+# few thousand scenarios) is `make soak`; make test keeps 09's short one.
+TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+SPEC_FILES = $(sort $(wildcard spec/*_spec.lua))
+test: export BUSTED_CMD = busted --lua=$(LUA) --cpath='$(BUILD)/?.so' \
+  --exclude-tags=soak $(BUSTED_ARGS)
 test: tools
 	$(MAKE) all
-	busted --lua=$(LUA) --cpath='$(BUILD)/?.so' $(BUSTED_ARGS) spec
-	$(MAKE) lint
+	sh spec/parallel $(TEST_JOBS) $(BUILD)/test '$(MAKE) --no-print-directory lint' \
+	  $(SPEC_FILES)
 
+# The soak alone: 09's few thousand scenarios in a row (flat memory, no fd
+# or process left); .ci/run counts it as a check of its own.
+soak: tools
+	$(MAKE) all
+	busted --lua=$(LUA) --cpath='$(BUILD)/?.so' --tags=soak $(BUSTED_ARGS) spec
+
+# luacheck keeps its per-file results in $(BUILD)/luacheck.cache (a file
+# whose mtime changed is checked again; .luacheckrc applies after the cache).
 lint:
-	luacheck -q --no-color lua spec bin examples bench doc
+	@mkdir -p $(BUILD)
+	luacheck -q --no-color --cache $(BUILD)/luacheck.cache lua spec bin examples bench doc
 	$(LUA) doc/layers.lua
 
 demo: deps

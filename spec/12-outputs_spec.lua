@@ -258,11 +258,16 @@ describe("bin/mountns show", function()
       local base = helper.sandbox()
       local t = base .. "/" .. NAMES[1]
       assert(mountns.mkdir(t))
-      local p = io.popen("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
-        .. " bin/mountns show --watch --fallback --timeout 2 --interval 0.05")
+      -- the shell prints its PID and execs the watcher, which is ended once
+      -- its line is read, not waited out (--timeout only bounds a watcher
+      -- that misses the event); what it printed up to then is got[3]
+      local p = io.popen("cd " .. helper.ROOT .. " && echo $$ && exec " .. helper.lua_cmd()
+        .. " bin/mountns show --watch --fallback --timeout 10 --interval 0.05")
+      local watcher = tonumber(p:read("*l"))
       local got = { p:read("*l") }
       assert(mountns.mount(SOURCES[2], t, "tmpfs"))
       got[2] = p:read("*l")
+      assert(core.kill(watcher, "TERM"))
       got[3] = p:read("*a")
       p:close()
       return got
