@@ -1,14 +1,46 @@
--- Benchmark (issue 3): the seed article's scenario run 20 times in one Lua
--- process with mountns, against the same steps as a shell script with
--- unshare, mount, nsenter and findmnt (bench/article.sh) run 20 times.
--- Prints medians of several rounds and the ratio; both are measured in
--- this same run. Everything runs inside private mount namespaces.
+-- Benchmark (issues 3 and 15): what a scenario costs against its floors,
+-- all measured in this one run, in interleaved rounds (each round runs
+-- every contender once, so a load that comes and goes weighs on each
+-- alike; each ratio is taken within a round, and the median of the
+-- rounds' ratios is printed):
+--   * the seed article's scenario with mountns, against bench/scenario_floor
+--     (a C program doing the same kernel steps: fork, a copy of a template
+--     namespace, a tmpfs root, the mounts, mountinfo of both namespaces)
+--     and against bench/article.sh (unshare, mount, nsenter, findmnt);
+--   * a user-namespace scenario (an agent: a process in a new user
+--     namespace doing the container's mounts, a slave check, the lock
+--     probe) against the C program doing the same;
+--   * one agent call (ns:exists through the agent) against a direct one
+--     (ns:exists in the scenario's process) and against the C floor of
+--     both (a one-byte pipe round trip to a process that calls access(2),
+--     and access(2) itself);
+--   * expect.locked (a throw-away copy of the namespace, by the agent).
+-- Everything runs inside private mount namespaces (the C program makes its
+-- own first). Builds build/scenario_floor with cc when it is missing or
+-- older than its source.
+--   lua5.4 bench/scenario.lua [rounds (default 11)] [scenarios a round (default 20)]
 local mountns = require "mountns"
 local core = require "mountns.core"
 local expect = require "mountns.expect"
 
-local RUNS, ROUNDS = 20, 5
+local ROUNDS = tonumber(arg and arg[1]) or 11
+local RUNS = tonumber(arg and arg[2]) or 20
+local SHELL_RUNS = math.max(1, math.floor(RUNS / 4)) -- the shell is ~50x slower
+local CALLS, LOCKS = 2000, 20
 local dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench"
+local root = dir .. "/.."
+local floor = root .. "/build/scenario_floor"
+
+local function sh(cmd)
+  local ok = os.execute(cmd)
+  return ok == true or ok == 0
+end
+
+-- build the C floor when its binary is missing or older than its source
+if not sh("test -x " .. floor .. " -a " .. floor .. " -nt " .. dir .. "/scenario_floor.c") then
+  assert(sh("mkdir -p " .. root .. "/build && cc -O2 -Wall -o " .. floor .. " "
+    .. dir .. "/scenario_floor.c"), "cc bench/scenario_floor.c failed")
+end
 
 local function article(sh1)
   sh1:mkdir("/X"); sh1:mkdir("/Y"); sh1:mkdir("/Z")
@@ -21,29 +53,126 @@ local function article(sh1)
   expect.not_mounted(sh2, "/Z")
 end
 
+-- a container in its own user namespace: its mounts are the agent's
+local function userns(sh1)
+  sh1:mkdir("/X"); sh1:mount("sda3", "/X", "tmpfs"); sh1:make_shared("/X")
+  local c = sh1:unshare { propagation = "unchanged", user = true }
+  c:mkdir("/X/c"); c:mount("c", "/X/c", "tmpfs")
+  expect.propagation(c, "/X", "slave")
+  expect.mounted(c, "/X/c")
+  expect.locked(c, "/X")
+end
+
+-- seconds of one agent call, one direct call, one expect.locked
+local function calls(sh1)
+  sh1:mkdir("/X"); sh1:mount("sda3", "/X", "tmpfs")
+  local c = sh1:unshare { user = true }
+  local t0 = core.clock()
+  for _ = 1, CALLS do c:exists("/") end
+  local agent = (core.clock() - t0) / CALLS
+  t0 = core.clock()
+  for _ = 1, CALLS do sh1:exists("/") end
+  local direct = (core.clock() - t0) / CALLS
+  t0 = core.clock()
+  for _ = 1, LOCKS do expect.locked(c, "/X") end
+  return agent, direct, (core.clock() - t0) / LOCKS
+end
+
+local function timed(n, fn)
+  local t0 = core.clock()
+  for _ = 1, n do fn() end
+  return (core.clock() - t0) / n
+end
+
+local function floor_run(mode, n)
+  local p = assert(io.popen(floor .. " " .. mode .. " " .. n))
+  local out = p:read("*a")
+  assert(p:close(), "bench/scenario_floor " .. mode .. " failed")
+  local a, b = out:match("^(%S+)%s*(%S*)")
+  return tonumber(a), tonumber(b)
+end
+
+local CONTENDERS = {
+  { key = "lua_article", name = "mountns: article scenario",
+    run = function() return timed(RUNS, function() mountns.scenario(article) end) end },
+  { key = "c_article", name = "C floor: article scenario",
+    run = function() return floor_run("article", RUNS) end },
+  { key = "sh_article", name = "shell: bench/article.sh",
+    run = function()
+      return timed(SHELL_RUNS, function()
+        assert(sh("sh " .. dir .. "/article.sh"), "bench/article.sh failed")
+      end)
+    end },
+  { key = "lua_userns", name = "mountns: user-namespace scenario",
+    run = function() return timed(RUNS, function() mountns.scenario(userns) end) end },
+  { key = "c_userns", name = "C floor: user-namespace scenario",
+    run = function() return floor_run("userns", RUNS) end },
+}
+
+local times, ratios = {}, {}
+local CALL_KEYS = { "lua_agent", "lua_direct", "lua_locked", "c_agent", "c_direct" }
+for _, k in ipairs(CALL_KEYS) do times[k] = {} end
+for _, c in ipairs(CONTENDERS) do times[c.key] = {} end
+local RATIOS = {
+  { "article: mountns / C floor (target <= 1.3)", "lua_article", "c_article" },
+  { "article: shell / mountns (target >= 75)", "sh_article", "lua_article" },
+  { "article: shell / C floor", "sh_article", "c_article" },
+  { "user namespace: mountns / C floor (target <= 1.5)", "lua_userns", "c_userns" },
+  { "agent call / direct call (mountns; target <= 2)", "lua_agent", "lua_direct" },
+  { "agent call: mountns / C floor (a pipe round trip)", "lua_agent", "c_agent" },
+  { "direct call: mountns / C access(2)", "lua_direct", "c_direct" },
+}
+for _, r in ipairs(RATIOS) do ratios[r[1]] = {} end
+
+-- warm-up: the template namespace, the modules, the C binary's pages
+mountns.scenario(article); mountns.scenario(userns); floor_run("article", 1)
+
+for round = 1, ROUNDS do
+  local this = {}
+  -- alternate the order, so neither side always runs after the other
+  local first, last, step = 1, #CONTENDERS, 1
+  if round % 2 == 0 then first, last, step = #CONTENDERS, 1, -1 end
+  for i = first, last, step do
+    local c = CONTENDERS[i]
+    this[c.key] = c.run()
+  end
+  this.lua_agent, this.lua_direct, this.lua_locked = mountns.scenario(calls)
+  this.c_agent, this.c_direct = floor_run("call", CALLS)
+  for k, v in pairs(this) do times[k][#times[k] + 1] = v end
+  for _, r in ipairs(RATIOS) do
+    local list = ratios[r[1]]
+    list[#list + 1] = this[r[2]] / this[r[3]]
+  end
+end
+
 local function median(t)
   table.sort(t)
   return t[math.floor((#t + 1) / 2)]
 end
 
-local function time_it(fn)
-  local rounds = {}
-  for r = 1, ROUNDS do
-    local t0 = core.clock()
-    for _ = 1, RUNS do fn() end
-    rounds[r] = core.clock() - t0
-  end
-  return median(rounds)
+local loadavg = io.open("/proc/loadavg")
+local load = loadavg and loadavg:read("*l"):match("^(%S+ %S+ %S+)") or "?"
+if loadavg then loadavg:close() end
+print(string.format("scenario bench: %d rounds (%d scenarios, %d shell runs, %d calls, "
+  .. "%d expect.locked a round), loadavg %s", ROUNDS, RUNS, SHELL_RUNS, CALLS, LOCKS, load))
+print("median of the rounds:")
+for _, c in ipairs(CONTENDERS) do
+  print(string.format("  %-46s %9.3f ms", c.name, median(times[c.key]) * 1e3))
 end
-
-local lua_s = time_it(function() mountns.scenario(article) end)
-local sh_s = time_it(function()
-  assert(os.execute("sh " .. dir .. "/article.sh"), "bench/article.sh failed")
-end)
-
-print(string.format("article scenario x%d (median of %d rounds)", RUNS, ROUNDS))
-print(string.format("  mountns (one Lua process)      %8.1f ms  (%.2f ms each)",
-  lua_s * 1000, lua_s * 1000 / RUNS))
-print(string.format("  shell: unshare/mount/nsenter/findmnt %8.1f ms  (%.2f ms each)",
-  sh_s * 1000, sh_s * 1000 / RUNS))
-print(string.format("  ratio shell / mountns           %8.1fx  (target >= 10x)", sh_s / lua_s))
+local NAMES = { lua_agent = "mountns: agent call (ns:exists)",
+                lua_direct = "mountns: direct call (ns:exists)",
+                lua_locked = "mountns: expect.locked",
+                c_agent = "C floor: agent call (pipe round trip)",
+                c_direct = "C floor: access(2)" }
+for _, k in ipairs(CALL_KEYS) do
+  local v = median(times[k])
+  if k == "lua_locked" then
+    print(string.format("  %-46s %9.3f ms", NAMES[k], v * 1e3))
+  else
+    print(string.format("  %-46s %9.2f us", NAMES[k], v * 1e6))
+  end
+end
+print("ratios (median of the rounds' ratios):")
+for _, r in ipairs(RATIOS) do
+  print(string.format("  %-52s %7.2fx", r[1], median(ratios[r[1]])))
+end
