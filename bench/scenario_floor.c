@@ -5,6 +5,7 @@
  *
  *   scenario_floor article N   the seed article's scenario N times
  *   scenario_floor userns N    the user-namespace scenario N times
+ *   scenario_floor empty N     an empty scenario N times
  *   scenario_floor call N      N round trips to an agent (a pipe to a
  *                              process in another user namespace that
  *                              does access(2)) and N access(2) calls done
@@ -319,6 +320,11 @@ static int userns(void)
 	return 0;
 }
 
+static int empty(void)
+{
+	return 0;
+}
+
 static void one(int (*body)(void))
 {
 	int p[2];
@@ -352,7 +358,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	if (argc < 2 || n < 1) {
-		fprintf(stderr, "usage: scenario_floor article|userns|call N\n");
+		fprintf(stderr, "usage: scenario_floor article|userns|empty|call N\n");
 		return 2;
 	}
 	/* this program's own private namespace: nothing reaches the host */
@@ -384,7 +390,8 @@ int main(int argc, char **argv)
 	}
 	t0 = now();
 	for (i = 0; i < n; i++)
-		one(strcmp(argv[1], "userns") == 0 ? userns : article);
+		one(strcmp(argv[1], "userns") == 0 ? userns
+		    : strcmp(argv[1], "empty") == 0 ? empty : article);
 	printf("%.9f\n", (now() - t0) / n);
 	return 0;
 }

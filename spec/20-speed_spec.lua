@@ -71,3 +71,46 @@ describe("mountns show start-up", function()
       .. "mountns.table", loaded("show --dot"))
   end)
 end)
+
+describe("agent calls", function()
+  it("the agent enters a namespace once, not at every call: ns:chdir holds for the "
+    .. "next calls, as in the scenario's own namespaces", function()
+    local r = mountns.scenario(function(sh1)
+      sh1:mkdir("/X/c")
+      local c = sh1:unshare { user = true }
+      sh1:chdir("/X")
+      c:chdir("/X")
+      -- a relative path resolves from the working directory chdir set,
+      -- which a setns(2) at every call would have reset to /
+      return { direct = sh1:exists("c"), agent = c:exists("c"), root = c:exists("X") }
+    end)
+    assert.is_true(r.direct)
+    assert.is_true(r.agent)
+    assert.is_false(r.root)
+  end)
+
+  it("a call costs the agent two read(2)s and no write(2): its reply is one send "
+    .. "on its socket", function()
+    local r = mountns.scenario(function(sh1)
+      local c = sh1:unshare { user = true }
+      local path = "/proc/" .. c.agent.pid .. "/io"
+      -- read from the host's tree (the scenario's / has no /proc)
+      local function io_counts()
+        local text = sh1:exec { "cat", path }.stdout
+        return tonumber(text:match("syscr: (%d+)")), tonumber(text:match("syscw: (%d+)"))
+      end
+      c:exists("/")
+      local r0, w0 = io_counts()
+      if not r0 then return nil end
+      for _ = 1, 100 do c:exists("/") end
+      local r1, w1 = io_counts()
+      return { reads = r1 - r0, writes = w1 - w0 }
+    end)
+    if not r then
+      pending("no /proc/PID/io (CONFIG_TASK_IO_ACCOUNTING)")
+      return
+    end
+    assert.are.equal(200, r.reads)
+    assert.are.equal(0, r.writes)
+  end)
+end)

@@ -4,9 +4,9 @@
 -- So a scenario keeps one agent per user namespace it creates: a forked
 -- child that joined that user namespace and performs, on request, the
 -- operations on its namespaces (mount, unshare, pivot_root, the lock probe).
--- Requests and replies are mountns.child frames. An agent that dies is
--- reported by the next call (its PID, how it ended, the call), not by a
--- SIGPIPE that would kill the scenario.
+-- Requests and replies are mountns.child frames, both ways on one
+-- socket. An agent that dies is reported by the next call (its PID, how
+-- it ended, the call), not by a SIGPIPE that would kill the scenario.
 -- @module mountns.agent
 
 local core = require "mountns.core"
@@ -38,7 +38,9 @@ end
 -- ---- the agent process --------------------------------------------------
 
 -- A request is the list op, serial, args...; a reply the list ok, results...
-local function serve(req_r, rep_w, handles)
+-- `current`: the serial of the namespace the agent is in (setns only when
+-- a request is for another one).
+local function serve(req_r, rep_w, handles, current)
   while true do
     local req, why = receive(req_r)
     if not req then
@@ -52,9 +54,9 @@ local function serve(req_r, rep_w, handles)
       handles[serial] = nil
       if h then h:close() end
       -- leave a namespace being closed: an agent inside would keep it alive
-      local _, other = next(handles)
+      local other_serial, other = next(handles)
       if not other then send(rep_w, { true, n = 1 }); return end
-      other:enter()
+      current = other:enter() and other_serial or nil
       send(rep_w, { true, n = 1 })
     else
       local h = handles[serial]
@@ -62,12 +64,19 @@ local function serve(req_r, rep_w, handles)
       if not h then
         res = { false, "agent: no namespace " .. tostring(serial), n = 2 }
       else
-        local ok, err = h:enter()
+        local ok, err = true, nil
+        if current ~= serial then
+          ok, err = h:enter()
+          current = ok and serial or nil
+        end
         if not ok then
           res = { false, err, n = 2 }
         elseif op == "unshare" then
           local u, uerr = core.unshare { mount = true, propagation = req[3] }
-          if u then handles[req[4]] = assert(core.namespace()) end
+          if u then
+            handles[req[4]] = assert(core.namespace())
+            current = req[4]
+          end
           res = { true, u, uerr, n = 3 }
         else
           res = pack(pcall(ops[op], unpack(req, 3, req.n)))
@@ -93,10 +102,11 @@ end
 -- (as `unshare`'s `propagation`)
 -- @param serial the scenario's number for the new namespace
 function M.start(parent, userns, propagation, serial)
-  local req_r, req_w = assert(core.pipe())
-  local rep_r, rep_w = assert(core.pipe())
-  local pid = assert(child.fork(function()
-    core.close_fd(req_w); core.close_fd(rep_r)
+  -- one channel both ways (a socket: a frame is one send, no SIGPIPE dance)
+  local mine, theirs = assert(core.socketpair())
+  local req_r, rep_w = theirs, theirs
+  local pid, ferr = child.fork(function()
+    core.close_fd(mine)
     local ok, err = pcall(function()
       if userns then assert(userns:enter()) end
       assert(parent:enter())
@@ -109,17 +119,21 @@ function M.start(parent, userns, propagation, serial)
     send(rep_w, { ok, ok and nil or tostring(err), n = 2 })
     if ok then
       local sok, serr = pcall(serve, req_r, rep_w,
-                              { [serial] = assert(core.namespace()) })
+                              { [serial] = assert(core.namespace()) }, serial)
       if not sok then
         pcall(child.send, rep_w, "e", child.message(serr))
         return 1
       end
     end
     return 0
-  end))
-  core.close_fd(req_r); core.close_fd(rep_w)
-  local agent = setmetatable({ pid = pid, req = req_w, rep = rep_r }, { __index = M })
-  local r = receive(rep_r)
+  end)
+  core.close_fd(theirs)
+  if not pid then
+    core.close_fd(mine)
+    return nil, "agent: " .. ferr
+  end
+  local agent = setmetatable({ pid = pid, req = mine, rep = mine }, { __index = M })
+  local r = receive(mine)
   if not (r and r[1]) then
     agent:stop()
     return nil, "unshare (user): " .. tostring(r and r[2] or "the agent died")
@@ -128,14 +142,13 @@ function M.start(parent, userns, propagation, serial)
 end
 
 -- The agent is gone: reap it (once) and raise, naming it, how it ended and
--- the call it was asked to do. `gone`: it closed its pipes or said its
+-- the call it was asked to do. `gone`: it closed its socket or said its
 -- last words; else (a corrupt reply) it is stopped first.
 local function dead(self, call, why, gone)
   if not self.ending then
-    pcall(core.close_fd, self.req)
-    pcall(core.close_fd, self.rep)
+    pcall(core.close_fd, self.req) -- self.rep: the same socket
     self.stopped = true
-    -- gone (its pipe's end: EOF, EPIPE), or talking nonsense: stop it
+    -- gone (its socket's end: EOF, EPIPE), or talking nonsense: stop it
     if not gone then core.kill(self.pid, "KILL") end
     self.ending = child.ending(core.waitpid(self.pid))
   end
@@ -144,21 +157,25 @@ local function dead(self, call, why, gone)
     (why and why ~= "eof") and (": " .. why) or ""), 0)
 end
 
+-- "ns:mount": the name of a call in errors (built only for one)
+local function call_name(op, ...)
+  return "ns:" .. (op == "call" and tostring((...)) or op)
+end
+
 --- Ask the agent to run ops[op](...) in the namespace `serial`.
 -- @return the operation's results, or raises the agent's error; a value
 -- that cannot cross a process raises naming the argument; a dead agent
 -- raises naming its PID, how it ended and the call
 function M:call(serial, op, ...)
-  local call = "ns:" .. (op == "call" and tostring((...)) or op)
-  if self.ending then dead(self, call) end
+  if self.ending then dead(self, call_name(op, ...)) end
   local req = pack(op, serial, ...)
   local ok, msg = pcall(child.encode, "argument", req, nil,
                         op == "call" and 3 or 2)
-  if not ok then error(call .. ": " .. msg, 0) end
+  if not ok then error(call_name(op, ...) .. ": " .. msg, 0) end
   local sent, werr = child.send(self.req, "o", msg)
-  if not sent then dead(self, call, werr, true) end
+  if not sent then dead(self, call_name(op, ...), werr, true) end
   local r, why, last_words = receive(self.rep)
-  if not r then dead(self, call, why, why == "eof" or last_words) end
+  if not r then dead(self, call_name(op, ...), why, why == "eof" or last_words) end
   if not r[1] then error(r[2], 0) end
   return unpack(r, 2, r.n)
 end
@@ -175,8 +192,7 @@ end
 function M:stop()
   if self.stopped then return end
   self.stopped = true
-  pcall(core.close_fd, self.req)
-  pcall(core.close_fd, self.rep)
+  pcall(core.close_fd, self.req) -- self.rep: the same socket
   core.kill(self.pid, "KILL")
   core.waitpid(self.pid)
 end

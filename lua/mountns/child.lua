@@ -75,6 +75,19 @@ local function path_of(top_names, parent, key_in, t, key)
   return top_names[t] .. table.concat(steps)
 end
 
+-- A number's token: `p`/`m` and a varint for an integer below 2^53 (not
+-- -0), else its text.
+local function number_token(v)
+  if v % 1 == 0 and v > -2^53 and v < 2^53 and (v ~= 0 or 1 / v > 0)
+      and (not math_type or math_type(v) == "integer") then
+    return v < 0 and "m" .. varint(-v) or "p" .. varint(v)
+  end
+  local tag, text = number_text(v)
+  return tag .. text .. ";"
+end
+
+local encode_tables
+
 --- Encode values (nil, booleans, numbers, strings, tables of these).
 -- @tparam string what how to name a top-level value in errors:
 -- "argument" gives "argument #2", "result" gives "result #1"
@@ -84,6 +97,38 @@ end
 -- @treturn string the message
 function M.encode(what, vals, n, skip)
   n = n or vals.n or #vals
+  -- the common message (an agent's request or reply): scalars only, written
+  -- in one pass without the table walker's state (about 10x cheaper)
+  local out, no, size, max = { n .. ";" }, 1, 0, M.MAX_BYTES
+  for i = 1, n do
+    local v = vals[i]
+    local ty = type(v)
+    size = size + 32
+    if ty == "string" then
+      size = size + #v
+      if size > max then return encode_tables(what, vals, n, skip) end
+      out[no + 1] = "s" .. varint(#v)
+      out[no + 2] = v
+      no = no + 2
+    elseif ty == "number" then
+      no = no + 1
+      out[no] = number_token(v)
+    elseif ty == "boolean" then
+      no = no + 1
+      out[no] = v and "t" or "f"
+    elseif v == nil then
+      no = no + 1
+      out[no] = "n"
+    else
+      return encode_tables(what, vals, n, skip)
+    end
+  end
+  return table.concat(out)
+end
+
+-- encode's general case: tables (walked with an explicit stack), values
+-- that cannot cross (raised naming them), the size limit.
+function encode_tables(what, vals, n, skip)
   skip = skip or 0
   local max = M.MAX_BYTES
   local out, no, size = { n .. ";" }, 1, 0
@@ -119,13 +164,7 @@ function M.encode(what, vals, n, skip)
       no = no + 2
     elseif ty == "number" then
       no = no + 1
-      if v % 1 == 0 and v > -2^53 and v < 2^53 and (v ~= 0 or 1 / v > 0)
-          and (not math_type or math_type(v) == "integer") then
-        out[no] = v < 0 and "m" .. varint(-v) or "p" .. varint(v)
-      else
-        local tag, text = number_text(v)
-        out[no] = tag .. text .. ";"
-      end
+      out[no] = number_token(v)
     elseif ty == "boolean" then
       no = no + 1
       out[no] = v and "t" or "f"
@@ -226,9 +265,10 @@ function M.decode(s)
   if not n then corrupt(1) end
   local pos, len = semi + 1, #s
   local vals = { n = n }
-  local tables, ntables = {}, 0
+  -- made at the first table (a message of scalars needs none of them)
+  local tables, ntables = nil, 0
   -- the open tables, innermost last, with the key waiting for its value
-  local st, sk, sh, depth = {}, {}, {}, 0
+  local st, sk, sh, depth = nil, nil, nil, 0
   local nvals = 0
   while nvals < n do
     local tag = byte(s, pos)
@@ -262,7 +302,7 @@ function M.decode(s)
         v = tonumber(text)
         if v == nil then corrupt(pos) end
       elseif tag == B_R then
-        v = tables[tonumber(text)]
+        v = tables and tables[tonumber(text)]
         if v == nil then corrupt(pos) end
       else
         v = number_of("d", text, pos)
@@ -278,6 +318,7 @@ function M.decode(s)
       pos = pos + 1
     elseif tag == B_T or tag == B_M then
       local t = tag == B_M and mtable.new({}) or {}
+      if not tables then tables, st, sk, sh = {}, {}, {}, {} end
       ntables = ntables + 1
       tables[ntables] = t
       depth = depth + 1
