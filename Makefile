@@ -29,7 +29,8 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
-.PHONY: all deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps
+.PHONY: all deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps \
+        check-model
 
 all: $(MODULE)
 
@@ -120,6 +121,16 @@ matrix-deps:
 matrix: deps matrix-deps
 	$(MAKE) all
 	KERNELS="$(KERNELS)" JOBS=$(JOBS) vm/matrix
+
+# The model against the kernel (issue 13): CHECK_N generated sequences of
+# CHECK_OPS steps from seed CHECK_SEED, each run on both and compared after
+# every step; divergences shrunk into $(BUILD)/check/check-SEED-I.lua.
+CHECK_N ?= 100000
+CHECK_SEED ?= 1
+CHECK_OPS ?= 8
+check-model: all
+	$(LUA) bin/mountns check --random $(CHECK_N) --seed $(CHECK_SEED) --ops $(CHECK_OPS) \
+	  --out $(BUILD)/check
 
 # Every benchmark under bench/: ratios against baselines of the same run.
 bench: deps

@@ -15,7 +15,8 @@ local LAYERS = {
   { "child", "isolate", "mounts", "ops", "agent" }, -- child processes
   { "namespace", "watch", "shell" },        -- scenario namespaces and their facilities
   -- the scenario runner, expectations, output, the public module
-  { "scenario", "runner", "expect", "luassert", "dot", "recipes", "explain", "init" },
+  { "scenario", "runner", "expect", "luassert", "dot", "recipes", "explain", "init",
+    "check" },
 }
 
 local M = {}
