@@ -1,0 +1,83 @@
+-- Benchmark (issue 13): the model answers a scenario at least 100x faster
+-- than the kernel scenario (no fork, no namespaces). The same scenario
+-- function runs through `mountns.scenario` (a forked child, a new mount
+-- namespace whose / is a fresh tmpfs, the kernel's calls) and through
+-- `mountns.model.scenario` (pure Lua), in interleaved rounds; both return
+-- their answer (the mount tables of their namespaces at the end), whose
+-- golden texts must be equal (compared outside the timing: formatting is
+-- the same work on both sides). Medians of the rounds and their ratio, in
+-- one run:
+--   * the seed article (examples/article.lua's steps);
+--   * a 1,024-mount explosion in the style of mount_namespaces(7) (a
+--     private / with one mount, rbind / into a directory of itself nine
+--     times: 2 -> 4 -> 8 -> ... -> 1024 mounts, each rbind copying the
+--     whole tree).
+local mountns = require "mountns"
+local model = require "mountns.model"
+local core = require "mountns.core"
+local format = require "mountns.format"
+
+local unpack = table.unpack or unpack -- luacheck: ignore
+
+local ROUNDS = tonumber(os.getenv("ROUNDS") or "") or 7
+
+local function article(sh1)
+  sh1:make_private("/")
+  sh1:mkdir("/X"); sh1:mkdir("/Y")
+  sh1:mount("sda3", "/X", "tmpfs"); sh1:make_shared("/X")
+  sh1:mount("sda5", "/Y", "tmpfs"); sh1:make_shared("/Y")
+  local sh2 = sh1:unshare { propagation = "unchanged" }
+  sh1:mkdir("/Z")
+  sh1:bind("/X", "/Z")
+  return { sh1:mounts(), sh2:mounts() }
+end
+
+local DOUBLINGS = 9
+local function explosion(ns)
+  ns:make_private("/")
+  ns:mkdir("/a")
+  ns:mount("a", "/a", "tmpfs")
+  for i = 1, DOUBLINGS do ns:mkdir("/m" .. i) end
+  for i = 1, DOUBLINGS do ns:bind("/", "/m" .. i, { recursive = true }) end
+  return { ns:mounts() }
+end
+
+local function median(t)
+  local c = {}
+  for i, v in ipairs(t) do c[i] = v end
+  table.sort(c)
+  return c[math.floor((#c + 1) / 2)]
+end
+
+-- seconds for `runs` calls of run(fn), and fn's answer
+local function time_it(run, fn, runs)
+  local answer
+  local t0 = core.clock()
+  for _ = 1, runs do answer = run(fn) end
+  return (core.clock() - t0) / runs, answer
+end
+
+local cases = {
+  { name = "seed article", fn = article, runs = 20 },
+  { name = "1,024-mount explosion", fn = explosion, runs = 3 },
+}
+
+print(string.format("model vs kernel scenario, median of %d interleaved rounds (%s, %s)",
+  ROUNDS, _VERSION, (io.open("/proc/sys/kernel/osrelease") or io.stdin):read("*l") or "?"))
+for _, c in ipairs(cases) do
+  local kt, mt = {}, {}
+  local kanswer, manswer
+  for r = 1, ROUNDS do
+    kt[r], kanswer = time_it(mountns.scenario, c.fn, c.runs)
+    mt[r], manswer = time_it(model.scenario, c.fn, c.runs * 10)
+  end
+  local ktext = format.golden_text(unpack(kanswer))
+  local mtext = format.golden_text(unpack(manswer))
+  assert(ktext == mtext, c.name .. ": the model's answer differs from the kernel's:\n"
+    .. tostring(format.diff_text(ktext, mtext, "kernel", "model")))
+  local k, m = median(kt), median(mt)
+  local ratio = k / m
+  print(string.format("  %-24s kernel %9.3f ms  model %8.3f ms  ratio %7.1fx  (target >= 100x: %s)",
+    c.name, k * 1000, m * 1000, ratio, ratio >= 100 and "holds" or "DOES NOT HOLD"))
+  if c.fn == explosion then print(string.format("  (%d mounts on both)", #kanswer[1])) end
+end
