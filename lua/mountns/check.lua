@@ -298,15 +298,17 @@ end
 -- A namespace's table with propagate_from, read from inside it (ns:run):
 -- the kernel answers propagate_from against the reader's root, and a read
 -- from outside would fork a child that enters it, at every step.
+-- (a closure, not ns:run(f, ns): a scenario records ns:run's arguments,
+-- and copies a table it is given)
 local function table_of(ns)
-  return ns:mounts { propagate_from = true }
+  return ns:run(function() return ns:mounts { propagate_from = true } end)
 end
 
 -- The golden text of the open namespaces (propagate_from included).
 local function tables_text(open)
   local tables = {}
   for j, ns in ipairs(open) do
-    local t, err = ns:run(table_of, ns)
+    local t, err = table_of(ns)
     if not t then return "error: " .. tostring(err) end
     tables[j] = t
   end
