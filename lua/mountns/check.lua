@@ -695,7 +695,8 @@ end
 -- user-namespace copies), `report` (called with each line of output),
 -- `shrink = false` (write the divergence as found)
 -- @treturn table `{n, seed, ops, divergences = {{index, at, steps, file,
--- line}, ...}, seconds, kernel_seconds, model_seconds}`
+-- line}, ...}, errors = {{index, line}, ...} (sequences the kernel's run
+-- could not finish), seconds, kernel_seconds, model_seconds}`
 function M.check(opts)
   opts = argcheck.options(opts, "check", 1, { "n", "seed", "ops", "per", "out", "model",
     "user", "report", "shrink" }, 2)
@@ -703,7 +704,7 @@ function M.check(opts)
   local per = opts.per or 50
   local report = opts.report or function() end
   local t0 = core.clock()
-  local res = { n = n, seed = seed, ops = k, divergences = {},
+  local res = { n = n, seed = seed, ops = k, divergences = {}, errors = {},
                 kernel_seconds = 0, model_seconds = 0 }
   local shrunk = {} -- kind of divergence -> the sequence shrunk for it
   local user = opts.user
@@ -719,12 +720,28 @@ function M.check(opts)
     local seqs = {}
     for i = from, to do seqs[#seqs + 1] = M.generate(seed, i, k, { user = user }) end
     local t1 = core.clock()
-    local kobs = M.on_kernel(seqs, per)
+    local ok, kobs = pcall(M.on_kernel, seqs, per)
+    if not ok then
+      -- a batch that failed (a scenario's error, its timeout): each
+      -- sequence alone, and the one that fails is reported
+      kobs = {}
+      for j, steps in ipairs(seqs) do
+        local one_ok, one = pcall(M.on_kernel, { steps })
+        if one_ok then
+          kobs[j] = one[1]
+        else
+          local line = string.format("ERROR sequence %d: the kernel's run failed: %s",
+            from + j - 1, (tostring(one):gsub("\n.*", "")))
+          res.errors[#res.errors + 1] = { index = from + j - 1, line = line }
+          report(line)
+        end
+      end
+    end
     local t2 = core.clock()
     local found = {}
     for j, steps in ipairs(seqs) do
-      local mobs = M.on_model(steps, opts.model)
-      local at = M.first_difference(kobs[j], mobs)
+      local mobs = kobs[j] and M.on_model(steps, opts.model)
+      local at = mobs and M.first_difference(kobs[j], mobs)
       if at then
         found[#found + 1] = { index = from + j - 1, at = at, steps = steps,
                               kernel = kobs[j], model = mobs }
@@ -756,8 +773,8 @@ function M.check(opts)
         fh:write(text)
         fh:close()
         -- the script must reproduce the kernel's side
-        local ok, why = M.verify(file)
-        if not ok then
+        local verified, why = M.verify(file)
+        if not verified then
           verdict = " (the script fails on the kernel: " .. (tostring(why):gsub("\n.*", "")) .. ")"
         end
       else
