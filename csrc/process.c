@@ -227,6 +227,47 @@ static int lmns_process_write(lua_State *L)
 	return 1;
 }
 
+/*
+ * One step of the bounded reads below: wait until fd is readable or the
+ * deadline passes (timeout < 0: no limit), then read up to max bytes into
+ * b. A read interrupted (EINTR) or not ready (EAGAIN) waits again.
+ * Returns the bytes added (> 0), 0 at end of file, READ_TIMEOUT, or
+ * READ_FAILED after closing b and pushing nil, "poll|read: strerror
+ * (ENAME)", errno (3 values).
+ */
+#define READ_TIMEOUT (-1)
+#define READ_FAILED (-2)
+
+static ssize_t lmns_process_read_step(lua_State *L, luaL_Buffer *b, int fd,
+				      size_t max, double timeout,
+				      double deadline)
+{
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		int rc = lmns_poll(L, &pfd, 1, lmns_left(timeout, deadline));
+		const char *op = "poll";
+		ssize_t n;
+
+		if (rc == 0)
+			return READ_TIMEOUT;
+		if (rc > 0) {
+			n = read(fd, luaL_prepbuffer(b),
+				 max < LUAL_BUFFERSIZE ? max : LUAL_BUFFERSIZE);
+			if (n >= 0) {
+				luaL_addsize(b, (size_t)n);
+				return n;
+			}
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			op = "read";
+		}
+		rc = errno;
+		luaL_pushresult(b);
+		lmns_fail(L, rc, op, NULL, NULL);
+		return READ_FAILED;
+	}
+}
+
 /***
 Read an fd until end of file.
 @function read_all
@@ -246,43 +287,22 @@ static int lmns_process_read_all(lua_State *L)
 	int fd = (int)luaL_checkinteger(L, 1);
 	double timeout = luaL_optnumber(L, 2, -1);
 	double deadline = lmns_now() + timeout;
+	ssize_t n;
 	luaL_Buffer b;
 
 	luaL_buffinit(L, &b);
-	for (;;) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		ssize_t n;
-		char *p;
-		int rc = lmns_poll(L, &pfd, 1, lmns_left(timeout, deadline));
-
-		if (rc < 0) {
-			int err = errno;
-
-			luaL_pushresult(&b);
-			return lmns_fail(L, err, "poll", NULL, NULL);
-		}
-		if (rc == 0) {
-			luaL_pushresult(&b);
-			lua_pushnil(L);
-			lua_pushliteral(L, "timeout");
-			lua_pushvalue(L, -3);
-			return 3;
-		}
-		p = luaL_prepbuffer(&b);
-		n = read(fd, p, LUAL_BUFFERSIZE);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0) {
-			int err = errno;
-
-			luaL_pushresult(&b);
-			return lmns_fail(L, err, "read", NULL, NULL);
-		}
-		if (n == 0)
-			break;
-		luaL_addsize(&b, (size_t)n);
-	}
+	while ((n = lmns_process_read_step(L, &b, fd, LUAL_BUFFERSIZE, timeout,
+					   deadline)) > 0)
+		;
+	if (n == READ_FAILED)
+		return 3;
 	luaL_pushresult(&b);
+	if (n == READ_TIMEOUT) {
+		lua_pushnil(L);
+		lua_pushliteral(L, "timeout");
+		lua_pushvalue(L, -3);
+		return 3;
+	}
 	return 1;
 }
 
@@ -308,56 +328,26 @@ static int lmns_process_read_exact(lua_State *L)
 	double timeout = luaL_optnumber(L, 3, -1);
 	double deadline = lmns_now() + timeout;
 	size_t want, got = 0;
+	ssize_t r = 1;
 	luaL_Buffer b;
 
 	luaL_argcheck(L, n >= 0, 2, "a length >= 0 expected");
 	want = (size_t)n;
 	luaL_buffinit(L, &b);
-	while (got < want) {
-		size_t chunk = want - got < LUAL_BUFFERSIZE ? want - got
-							     : LUAL_BUFFERSIZE;
-		char *p;
-		ssize_t r;
-
-		if (timeout >= 0) {
-			struct pollfd pfd = { fd, POLLIN, 0 };
-			int rc = lmns_poll(L, &pfd, 1,
-					   lmns_left(timeout, deadline));
-
-			if (rc < 0) {
-				int err = errno;
-
-				luaL_pushresult(&b);
-				return lmns_fail(L, err, "poll", NULL, NULL);
-			}
-			if (rc == 0) {
-				luaL_pushresult(&b);
-				lua_pushnil(L);
-				lua_pushliteral(L, "timeout");
-				return 2;
-			}
-		}
-		p = luaL_prepbuffer(&b);
-		r = read(fd, p, chunk);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int err = errno;
-
-			luaL_pushresult(&b);
-			return lmns_fail(L, err, "read", NULL, NULL);
-		}
-		if (r == 0) {
-			luaL_pushresult(&b);
-			lua_pushnil(L);
-			lua_pushliteral(L, "eof");
-			return 2;
-		}
-		luaL_addsize(&b, (size_t)r);
+	while (got < want && (r = lmns_process_read_step(L, &b, fd, want - got,
+							 timeout, deadline)) > 0)
 		got += (size_t)r;
-	}
+	if (r == READ_FAILED)
+		return 3;
 	luaL_pushresult(&b);
-	return 1;
+	if (got == want)
+		return 1;
+	lua_pushnil(L);
+	if (r == READ_TIMEOUT)
+		lua_pushliteral(L, "timeout");
+	else
+		lua_pushliteral(L, "eof");
+	return 2;
 }
 
 /***

@@ -451,6 +451,59 @@ describe("mountns core", function()
     end)
   end)
 
+  describe("bounded reads of a pipe (read_exact, read_all)", function()
+    local function pipe_with(data, close_writer)
+      local r, w = assert(core.pipe())
+      if data then assert(core.write_fd(w, data)) end
+      if close_writer then core.close_fd(w); w = nil end
+      return r, w
+    end
+    local function close(...)
+      for i = 1, select("#", ...) do
+        local fd = select(i, ...)
+        if fd then core.close_fd(fd) end
+      end
+    end
+
+    it("read_exact takes n bytes over several reads and leaves the rest", function()
+      local big = string.rep("0123456789", 6000) -- 60000 bytes: many buffer-sized reads
+      local r, w = pipe_with(big .. "rest")
+      assert.are.equal(big, core.read_exact(r, #big))
+      assert.are.equal("re", core.read_exact(r, 2, 5))
+      assert.are.equal("", core.read_exact(r, 0))
+      close(r, w)
+    end)
+
+    it("read_exact answers eof when the writer closes first, timeout when it is silent", function()
+      local r = pipe_with("ab", true)
+      assert.are.same({ nil, "eof" }, { core.read_exact(r, 3) })
+      close(r)
+      local r2, w2 = pipe_with("ab")
+      assert.are.same({ nil, "timeout" }, { core.read_exact(r2, 3, 0.01) })
+      close(r2, w2)
+    end)
+
+    it("read_all reads to end of file, or gives what came before the timeout", function()
+      local r = pipe_with(string.rep("x", 20000), true)
+      assert.are.equal(string.rep("x", 20000), core.read_all(r))
+      close(r)
+      local r2, w2 = pipe_with("so far")
+      assert.are.same({ nil, "timeout", "so far" }, { core.read_all(r2, 0.01) })
+      close(r2, w2)
+    end)
+
+    it("a closed fd fails with the kernel's EBADF, in the core's form", function()
+      local r, w = pipe_with()
+      close(r, w)
+      for _, res in ipairs { { core.read_all(r) }, { core.read_exact(r, 1) },
+                             { core.read_exact(r, 1, 1) } } do
+        assert.is_nil(res[1])
+        assert.matches("^read: .* %(EBADF%)$", res[2])
+        assert.are.equal(mountns.errno.EBADF, res[3])
+      end
+    end)
+  end)
+
   describe("errno", function()
     it("maps names to numbers", function()
       assert.are.equal(2, mountns.errno.ENOENT)
