@@ -99,6 +99,34 @@ static const char *lmns_check_bytes(const char *f, size_t len)
 }
 
 /*
+ * A word of the tail (FSTYPE, SOURCE) at *p: its span in *word (unless
+ * NULL), *p moved past it and the space after it, as a later field must
+ * follow. Returns the first defect or NULL; empty: whether the word may be
+ * empty.
+ */
+static const char *lmns_check_word(const char **p, const char *end,
+				   int empty, lmns_span *word)
+{
+	const char *f = *p, *q = *p, *why;
+
+	while (q < end && *q != ' ')
+		q++;
+	why = lmns_check_bytes(f, (size_t)(q - f));
+	if (why)
+		return why;
+	if (q == f && !empty)
+		return "empty field (double space)";
+	if (q == end)
+		return LMNS_TOO_FEW_TAIL;
+	if (q + 1 == end)
+		return "trailing space";
+	if (word)
+		*word = (lmns_span){ f, (size_t)(q - f) };
+	*p = q + 1;
+	return NULL;
+}
+
+/*
  * Check one line (without its '\n'): "ID PARENT MAJ:MIN ROOT TARGET OPTS
  * [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS", as fs/proc_namespace.c's
  * show_mountinfo writes it. Returns NULL (and the fields mountns reads from
@@ -162,30 +190,13 @@ static const char *lmns_check_line(const char *line, size_t len,
 		return LMNS_TOO_FEW_TAIL;
 	if (++p == end)
 		return "trailing space";
-	f = p;
-	while (p < end && *p != ' ')
-		p++;
-	why = lmns_check_bytes(f, (size_t)(p - f));
+	why = lmns_check_word(&p, end, 0, NULL);
 	if (why)
 		return why;
-	if (p == f)
-		return "empty field (double space)";
-	if (p == end)
-		return LMNS_TOO_FEW_TAIL;
-	if (++p == end)
-		return "trailing space";
 	/* SOURCE: a word, maybe empty */
-	f = p;
-	while (p < end && *p != ' ')
-		p++;
-	why = lmns_check_bytes(f, (size_t)(p - f));
+	why = lmns_check_word(&p, end, 1, &out->source);
 	if (why)
 		return why;
-	out->source = (lmns_span){ f, (size_t)(p - f) };
-	if (p == end)
-		return LMNS_TOO_FEW_TAIL;
-	if (++p == end)
-		return "trailing space";
 	/* SUPER_OPTIONS: the rest of the line */
 	why = lmns_check_bytes(p, (size_t)(end - p));
 	if (why)
