@@ -353,6 +353,35 @@ describe("the model against the kernel", function()
     assert.are.equal("true EINVAL EINVAL EPERM ok EINVAL false ok EBUSY", outcomes)
   end)
 
+  it("remount without bind: the superblock's flags, for every mount of it", function()
+    local _, outcomes = same(function(ns1, nss, try)
+      local ns2 = ns1:unshare { propagation = "private" }
+      nss[2] = ns2
+      ns2:remount("/", "ro")
+      try(ns1.mkdir, ns1, "/c")           -- ns1's / is rw, its superblock is not
+      try(ns2.remount, ns2, "/", "rw")
+      try(ns1.mkdir, ns1, "/c")
+      local u = ns1:unshare { user = true }
+      nss[3] = u
+      u:mkdir("/t"); u:mount("t", "/t", "tmpfs")
+      try(u.remount, u, "/", "ro")        -- a superblock of a more privileged owner
+      try(u.remount, u, "/", "ro", nil, { bind = true })
+      try(u.remount, u, "/t", "ro")       -- its own
+      try(u.mkdir, u, "/t/x")
+    end)
+    assert.are.equal("EROFS ok ok EPERM ok ok EROFS", outcomes)
+  end)
+
+  it("move of a namespace's root: ELOOP", function()
+    local _, outcomes = same(function(ns1, nss, try)
+      ns1:mkdir("/a")
+      try(ns1.move, ns1, "/", "/a")
+      nss[2] = ns1:unshare()
+      try(nss[2].move, nss[2], "/", "/a")
+    end)
+    assert.are.equal("ELOOP ELOOP", outcomes)
+  end)
+
   it("pivot_root, with and without put_old", function()
     same(function(sh1, nss)
       sh1:mkdir("/new/old")

@@ -110,7 +110,8 @@ World.__index = World
 -- creation order)
 function M.new()
   return setmetatable({ uid = 0, groups = 0, devs = 0, namespaces = {},
-                        events = {}, seq = 0, mounts = {}, users = 0 }, World)
+                        events = {}, seq = 0, mounts = {}, users = 0,
+                        user_parent = {} }, World)
 end
 
 local function next_uid(w)
@@ -123,9 +124,10 @@ local function new_group(w)
   return { id = w.groups, ring = {} }
 end
 
-local function new_sb(w, fstype, source, super)
+local function new_sb(w, fstype, source, super, user)
   w.devs = w.devs + 1
   return { dev = w.devs, fstype = fstype, source = source, super_options = super,
+           user = user, ro = false,
            nodes = { ["/"] = { dir = true } } }
 end
 
@@ -525,9 +527,9 @@ local DEFAULT_FLAGS = { ro = false, nosuid = false, nodev = false, noexec = fals
 -- @treturn Space
 function World:namespace(opts)
   opts = argcheck.options(opts, "world:namespace", 1, { "label" }, 2)
-  local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755")
-  local root = new_mount(self, sb, "/", copy_flags(DEFAULT_FLAGS))
   self.users = self.users + 1
+  local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755", self.users)
+  local root = new_mount(self, sb, "/", copy_flags(DEFAULT_FLAGS))
   return new_ns(self, root, opts.label, self.users)
 end
 
@@ -778,7 +780,7 @@ local function new_mount_op(ns, source, target, fstype, names, data)
   if not node.dir then fail("ENOTDIR", op, p1, p2) end
   local super = "rw"
   if data and data ~= "" then super = super .. "," .. data end
-  local sb = new_sb(w, fstype, source, super)
+  local sb = new_sb(w, fstype, source, super, ns.user)
   local m = new_mount(w, sb, "/", mount_flags_of(names))
   attach(w, m, mnt, dpath, { ns = ns, call = w.current_call })
 end
@@ -814,11 +816,12 @@ local function move_op(ns, from, to)
   local op = "move"
   local omnt, odpath, onode = resolve(ns, walkpath(from), op, from, to)
   local pmnt, pdpath, pnode = resolve(ns, walkpath(to), op, from, to)
-  if not omnt.parent then fail("EINVAL", op, from, to) end
+  -- a namespace's root counts as attached (a scenario's root sits on the
+  -- detached root it was pivoted from): moving it gives ELOOP below
   if omnt.locked then fail("EINVAL", op, from, to) end
   if not mount_root(omnt, odpath) then fail("EINVAL", op, from, to) end
   check_dir_match(onode, pnode, op, from, to)
-  if omnt.parent.group then fail("EINVAL", op, from, to) end
+  if omnt.parent and omnt.parent.group then fail("EINVAL", op, from, to) end
   if pmnt.group and tree_has_unbindable(omnt) then fail("EINVAL", op, from, to) end
   local p = pmnt
   while p do
@@ -935,10 +938,18 @@ local function remount_op(ns, target, names, data, bind)
       fail("EPERM", op, target)
     end
   end
-  mnt.flags = f
-  if not bind and data and data ~= "" then
-    mnt.sb.super_options = (f.ro and "ro" or "rw") .. "," .. data
+  if not bind then
+    -- the superblock's flags: CAP_SYS_ADMIN in the user namespace that
+    -- owns it (its own, or one of its ancestors)
+    local u = mnt.sb.user
+    while u and u ~= ns.user do u = ns.world.user_parent[u] end
+    if u ~= ns.user then fail("EPERM", op, target) end
+    mnt.sb.ro = f.ro
+    if data and data ~= "" then
+      mnt.sb.super_options = (f.ro and "ro" or "rw") .. "," .. data
+    end
   end
+  mnt.flags = f
 end
 
 --- mount(2): a new filesystem (tmpfs or ramfs in the model), or, with
@@ -1045,7 +1056,7 @@ Space.mkdir = method("mkdir", function(self, path, opts)
       end
     else
       if i < #parts and not o.parents then fail("ENOENT", "mkdir", path) end
-      if mnt.flags.ro then fail("EROFS", "mkdir", path) end
+      if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "mkdir", path) end
       mnt.sb.nodes[full] = { dir = true }
     end
   end
@@ -1070,11 +1081,11 @@ Space.write = method("write", function(self, path, text)
     -- a file may be a mount point: write through to the mounted file
     local m2, d2, n2 = resolve(self, p, "write", path)
     if n2.dir then fail("EISDIR", "write", path) end
-    if m2.flags.ro then fail("EROFS", "write", path) end
+    if m2.flags.ro or m2.sb.ro then fail("EROFS", "write", path) end
     n2.text = text
     local _ = d2
   else
-    if mnt.flags.ro then fail("EROFS", "write", path) end
+    if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "write", path) end
     mnt.sb.nodes[full] = { text = text }
   end
   return true
@@ -1232,6 +1243,7 @@ function Space:unshare(opts)
   if opts.user then
     w.users = w.users + 1
     user = w.users
+    w.user_parent[user] = self.user
     fl.shared_to_slave, fl.unprivileged = true, true
   end
   local root = copy_tree(w, self.root, self.root.root, fl)
@@ -1330,7 +1342,7 @@ Space.pivot_root = method("pivot_root", function(self, new_root, opts)
   if not node.dir then fail("ENOTDIR", "mkdir", old) end
   local full = join(dpath, ".pivot_old")
   if not mnt.sb.nodes[full] then
-    if mnt.flags.ro then fail("EROFS", "mkdir", old) end
+    if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "mkdir", old) end
     mnt.sb.nodes[full] = { dir = true }
   end
   pivot(self, nr, old, ".", ".pivot_old")
