@@ -179,6 +179,34 @@ describe("the model against the kernel", function()
     end
   end)
 
+  it("umount in a peer group of stacked binds: what stays is what holds a mount inside", function()
+    same(function(ns1, nss)
+      local ns2 = ns1:unshare { propagation = "shared" }
+      nss[1] = ns2
+      ns2:mkdir("/a/x/y")
+      ns2:bind("/a", "/a/x/y")
+      ns2:bind("/a", "/a/x/y")
+      ns2:bind("/a/x", "/a")
+      ns2:bind("/a", "/a")
+      ns2:umount("/a")
+    end)
+  end)
+
+  it("a locked copy goes too", function()
+    for _, prop in ipairs { "shared", "unchanged", "slave" } do
+      local text = same(function(ns1, nss)
+        ns1:mkdir("/a/x")
+        ns1:bind("/a", "/a/x")
+        ns1:make_shared("/")
+        local ns2 = ns1:unshare { propagation = prop, user = true }
+        nss[2] = ns2
+        assert(ns2:locked("/a/x"))
+        ns1:umount("/a/x")
+      end)
+      assert.falsy(text:find("/a/x", 1, true), text)
+    end
+  end)
+
   it("lazy umount of a tree; EBUSY without detach", function()
     local _, outcomes = same(function(sh1, nss, try)
       base(sh1)

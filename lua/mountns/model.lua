@@ -874,47 +874,63 @@ local function umount_op(ns, target, names)
     end
   end
   for _, m in ipairs(lazy and subtree(mnt) or { mnt }) do add(m, "unmounted by the call") end
-  -- propagate_umount: the copies at the same mount point in the mounts
-  -- that receive propagation from the parent of an unmounted mount go too,
-  -- when everything mounted on them goes (an over-mount of their root
-  -- stays: it takes their place)
-  local reparent = {}
-  local changed = true
-  while changed do
-    changed = false
-    for i = 1, #list do
-      local x = list[i]
-      local parent = x.parent
-      if parent and parent.group or (parent and #parent.slaves > 0) then
-        for _, r in ipairs(receivers(parent)) do
-          local c = child_at(r, x.mp)
-          if c and not set[c] and not c.locked then
-            local rest, topper = 0, nil
-            for _, k in ipairs(c.children) do
-              if not set[k] then
-                rest = rest + 1
-                topper = k
-              end
-            end
-            if rest == 0 then
-              add(c, "a copy at the same mount point in a mount that receives "
-                .. "propagation from the parent: unmounted with it")
-              changed = true
-            elseif rest == 1 and #c.children == 1 and topper.mp == c.root then
-              add(c, "a copy whose root is over-mounted: unmounted, the over-mount takes its place")
-              reparent[#reparent + 1] = topper
-              changed = true
-            end
-          end
+  -- propagate_umount (Linux 6.16+, Documentation/filesystems/
+  -- propagate_umount.txt): the candidates are the mounts at the mount
+  -- point of an unmounted mount in each mount that receives propagation
+  -- from its parent; a candidate stays when something mounted inside it
+  -- (not on its root) stays, at any depth; an over-mount of the root of
+  -- a candidate that goes is reparented to where the stack's bottom was.
+  -- (The document keeps a locked candidate whose parent stays; 6.18
+  -- takes it: spec 22 "a locked copy goes too".)
+  local original = {}
+  for i = 1, #list do original[i] = list[i] end
+  local cand, clist = {}, {}
+  for _, x in ipairs(original) do
+    local parent = x.parent
+    if parent then
+      for _, r in ipairs(receivers(parent)) do
+        local c = child_at(r, x.mp)
+        if c and not set[c] and not cand[c] then
+          cand[c] = true
+          clist[#clist + 1] = c
         end
       end
     end
   end
-  -- reparent the over-mounts onto the parents of what they covered
+  local function in_s(m) return set[m] or cand[m] end
+  -- whether the tree under m holds a mount outside S
+  local function leaves(m)
+    if not in_s(m) then return true end
+    for _, k in ipairs(m.children) do
+      if leaves(k) then return true end
+    end
+    return false
+  end
+  local keep = {}
+  for _, c in ipairs(clist) do
+    local stays = false
+    for _, k in ipairs(c.children) do
+      if k.mp ~= c.root and leaves(k) then stays = true; break end
+    end
+    if not stays then keep[#keep + 1] = c end
+  end
+  for _, c in ipairs(keep) do
+    add(c, "a copy at the same mount point in a mount that receives propagation "
+      .. "from the parent: unmounted with it")
+  end
+  -- the over-mounts left on the roots of what goes
   local moves = {}
-  for _, t in ipairs(reparent) do
-    local c = t.parent
-    moves[#moves + 1] = { t, c.parent, c.mp }
+  for _, m in ipairs(list) do
+    for _, k in ipairs(m.children) do
+      if not set[k] then
+        local p = k
+        local mp
+        repeat
+          mp, p = p.mp, p.parent
+        until not set[p]
+        moves[#moves + 1] = { k, p, mp }
+      end
+    end
   end
   take_out(w, list, { ns = ns, call = w.current_call })
   for _, mv in ipairs(moves) do
@@ -1249,8 +1265,10 @@ function Space:unshare(opts)
   local root = copy_tree(w, self.root, self.root.root, fl)
   local ns = new_ns(w, root, opts.label, user)
   if opts.user then
-    -- lock_mnt_tree: what the less privileged copy inherits is locked
-    for _, m in ipairs(subtree(root)) do m.locked = m ~= root end
+    -- lock_mnt_tree: what the less privileged copy inherits is locked,
+    -- its root too (Linux 6.18: ns:locked("/") is true there, and moving
+    -- it is EINVAL, not ELOOP)
+    for _, m in ipairs(subtree(root)) do m.locked = true end
   end
   if prop ~= "unchanged" then
     for _, m in ipairs(subtree(root)) do change_propagation(w, m, prop) end
