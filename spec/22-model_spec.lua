@@ -470,6 +470,41 @@ describe("examples under mountns run --model", function()
 end)
 
 describe("the model alone", function()
+  it("loads and runs where there is no core.so: the article's golden text", function()
+    local script = [[
+      package.cpath = ""
+      package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+      local model = require "mountns.model"
+      local format = require "mountns.format"
+      assert(not pcall(require, "mountns.core"), "the core was found")
+      io.write(model.scenario(function(sh1)
+        sh1:make_private("/")
+        sh1:mkdir("/X"); sh1:mkdir("/Y")
+        sh1:mount("sda3", "/X", "tmpfs"); sh1:make_shared("/X")
+        sh1:mount("sda5", "/Y", "tmpfs"); sh1:make_shared("/Y")
+        local sh2 = sh1:unshare { propagation = "unchanged", label = "sh2" }
+        sh1:mkdir("/Z"); sh1:bind("/X", "/Z")
+        assert(tostring(sh1:mounts()):find("/Z sda3 tmpfs", 1, true))
+        return format.golden_text(sh1, sh2)
+      end))
+    ]]
+    local f = assert(io.open(helper.ROOT .. "/build/nocore.lua", "w"))
+    f:write(script)
+    f:close()
+    local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.LUA .. " build/nocore.lua 2>&1")
+    os.remove(helper.ROOT .. "/build/nocore.lua")
+    assert.are.equal((out:gsub("\n$", ""))  .. "\n", [[
+1 8 0:1 / / rw,relatime
+2 1 0:2 / /X rw,relatime shared:1
+3 1 0:3 / /Y rw,relatime shared:2
+4 1 0:2 / /Z rw,relatime shared:1
+
+5 9 0:1 / / rw,relatime
+6 5 0:2 / /X rw,relatime shared:1
+7 5 0:3 / /Y rw,relatime shared:2
+]])
+  end)
+
   it("a model scenario's namespace is not a kernel one; misuse raises as a scenario's", function()
     model.scenario(function(ns)
       assert.is_true(model.is_namespace(ns))

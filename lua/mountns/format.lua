@@ -11,7 +11,6 @@
 -- in C beside the tree renderer).
 -- @module mountns.format
 
-local core = require "mountns.core"
 local mtable = require "mountns.table"
 local record = require "mountns.record"
 local argcheck = require "mountns.args"
@@ -19,6 +18,31 @@ local argcheck = require "mountns.args"
 local M = {}
 
 local unpack = table.unpack or unpack -- luacheck: ignore
+
+-- The C core escapes text fields and parses mountinfo. Without it (the
+-- model, pure Lua, where there is no core.so) the golden texts still
+-- work: every byte outside printable ASCII, the backslash and the extra
+-- characters are escaped as \ooo (the core keeps valid UTF-8 as it is);
+-- the tree style and pasted mountinfo need the core.
+local has_core, core = pcall(require, "mountns.core")
+if not has_core then
+  local function needs(what)
+    return function() error("format: " .. what .. " needs mountns.core (core.so)", 3) end
+  end
+  core = {
+    escape = function(s, extra)
+      extra = extra or ""
+      return (s:gsub(".", function(c)
+        local b = c:byte()
+        if b < 32 or b > 126 or c == "\\" or extra:find(c, 1, true) then
+          return string.format("\\%03o", b)
+        end
+      end))
+    end,
+    tree_text = needs("the tree style"),
+    parse_mountinfo = needs("reading mountinfo lines"),
+  }
+end
 
 -- The record fields (mountns.record), read by name so a copy has those
 -- a record computes on first access too (statmount's propagate_from).

@@ -4,8 +4,10 @@
 -- the fields listed in `mountns.record` (`record.FIELDS`).
 -- @module mountns.table
 
-local core = require "mountns.core"
 local argcheck = require "mountns.args"
+-- The C core only draws `tostring`'s tree: a table of the model
+-- (mountns.model, pure Lua) works where there is no core.so.
+local has_core, core = pcall(require, "mountns.core")
 
 local M = {}
 local methods = {}
@@ -275,6 +277,14 @@ M.tree_rows = tree_rows
 
 --- A findmnt-like tree: TARGET SOURCE FSTYPE ID PARENT PROPAGATION GROUP MASTER.
 -- Rendered in C (mountns.core.tree_text): linear, about 0.5 us a mount.
-mt.__tostring = core.tree_text
+-- Without the core: TARGET SOURCE FSTYPE ID PARENT PROPAGATION, unaligned.
+mt.__tostring = has_core and core.tree_text or function(self)
+  local out = { "TARGET SOURCE FSTYPE ID PARENT PROPAGATION" }
+  walk(self, function(m, lead)
+    out[#out + 1] = string.format("%s%s %s %s %s %s %s", lead, m.target, tostring(m.source),
+      tostring(m.fstype), tostring(m.id), tostring(m.parent_id), tostring(m.propagation))
+  end)
+  return table.concat(out, "\n") .. "\n"
+end
 
 return M
