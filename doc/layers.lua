@@ -13,7 +13,7 @@ local LAYERS = {
   -- argument checks, records, tables, their text, the model (pure Lua)
   { "args", "record", "table", "diff", "format", "model" },
   { "child", "isolate", "mounts", "ops", "agent" }, -- child processes
-  { "namespace", "watch", "shell" },        -- scenario namespaces and their facilities
+  { "namespace", "watch", "shell", "mirror" }, -- scenario namespaces and their facilities
   -- the scenario runner, expectations, output, the public module
   { "scenario", "runner", "expect", "luassert", "dot", "recipes", "explain", "init",
     "check" },

@@ -88,8 +88,9 @@ end
 -- ---- the step recorder ----------------------------------------------------
 -- Every call that may change a namespace (mkdir, write, mount, umount,
 -- bind, move, remount, make_*, chdir, symlink, pivot_root, the new mount
--- API, unshare, close, and run and exec, whose code mountns cannot see)
--- appends a step to the scenario's state, in call order:
+-- API, unshare, close, and run and exec, whose code mountns cannot see;
+-- not the ns:run calls mountns makes itself, which only read) appends a
+-- step to the scenario's state, in call order:
 -- `{ns = serial, op = "bind", args = {n = 2, "/X", "/Z"} (copied), ok =
 -- true|false, errno = "ENOENT"|nil, error = message|nil, new = serial of the
 -- namespace unshare made and label = its label, where = "examples/article.lua:19" (the first
@@ -172,6 +173,9 @@ local function record(ns, op, args, r, new, level)
   end
   if not step.ok then step.errno = errno_of(step.error) end
   step.where, step.via = caller(level + 2)
+  -- mountns's own ns:run calls (find's statmount, a shell's file tests)
+  -- only read: a step is the user's code only
+  if op == "run" and step.via then return step end
   local steps = state.steps
   steps[#steps + 1] = step
   if state.on_step then state.on_step(step, ns) end
@@ -282,12 +286,13 @@ end
 function Namespace:pivot_root(new_root, opts)
   check_open(self, "pivot_root")
   argcheck.path(new_root, "ns:pivot_root", 1, 2)
+  local args = pack(new_root, opts)
   opts = argcheck.options(opts, "ns:pivot_root", 2, { "put_old" }, 2)
   local put_old = opts.put_old
   if put_old ~= nil then
     put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 2)
   end
-  local r = acted(self, "pivot_root", pack(new_root, opts), "pivot_root", new_root, put_old)
+  local r = acted(self, "pivot_root", args, "pivot_root", new_root, put_old)
   local res = check_results("pivot_root", unpack(r, 1, r.n))
   return unpack(res, 1, res.n)
 end
@@ -370,6 +375,7 @@ local PROPAGATIONS = { private = true, shared = true, slave = true, unchanged = 
 -- @treturn Namespace
 function Namespace:unshare(opts)
   check_open(self, "unshare")
+  local args = pack(opts)
   opts = argcheck.options(opts, "ns:unshare", 1, { "propagation", "label", "user" }, 2)
   local prop = opts.propagation or "private"
   if not PROPAGATIONS[prop] then
@@ -381,7 +387,6 @@ function Namespace:unshare(opts)
   end
   local serial = state.count + 1
   local ag = self.agent
-  local args = pack(opts)
   if opts.user then
     local userns = ag and assert(core.namespace(ag.pid, "user"))
     local err

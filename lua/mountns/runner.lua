@@ -77,13 +77,14 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
     isolate.private_namespace()
     local done, why = scenario.run_file(path, {
       dot = opts.dot and true or nil, golden = opts.golden and true or nil,
-      timeout = opts.timeout, model = opts.model and true or nil,
-      report = function(name, passed, e, secs, dot, golden)
+      timeout = opts.timeout, model = opts.model and true or nil, both = opts.both,
+      report = function(name, passed, e, secs, dot, golden, notes)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
                      err = e ~= nil and tostring(e) or nil, secs = secs,
                      dot = type(dot) == "string" and dot or nil,
-                     golden = type(golden) == "string" and golden or nil })
+                     golden = type(golden) == "string" and golden or nil,
+                     notes = type(notes) == "table" and notes or nil })
         core.read_exact(ack_r, 1) -- "k", or end of file: the runner is gone
       end })
     io.stdout:flush()
@@ -134,7 +135,13 @@ end
 -- report is the same whatever it is: a script's lines are held back until
 -- the scripts before it are reported, so the output comes in file order;
 -- `model = true`: the scenarios run on the model (`mountns.model`), not on
--- the kernel.
+-- the kernel;
+-- `both`: run each scenario on the kernel and mirror every step it
+-- records on the model (`mountns.mirror`), failing the scenario at the
+-- first difference of the outcomes or of the normalised tables; the steps
+-- the model cannot follow (`ns:run`, `ns:exec`, methods it has not) are
+-- listed after the scenario's line as `note:` lines (true, or the
+-- mirror's options).
 -- SIGINT is blocked from here on (it stays so when run returns: the
 -- caller is about to exit) and read from a signalfd while it runs.
 -- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
@@ -146,8 +153,12 @@ function M.run(files, opts)
     argcheck.error("run", 1, "table expected, got " .. type(files), 2)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
-  opts = argcheck.options(opts, "run", 2, { "tap", "dot", "golden", "timeout", "jobs", "model" }, 2)
+  opts = argcheck.options(opts, "run", 2,
+    { "tap", "dot", "golden", "timeout", "jobs", "model", "both" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
+  if opts.model and opts.both then
+    argcheck.error("run", 2, "options 'model' and 'both' exclude each other", 2)
+  end
   local jobs = opts.jobs
   if jobs == nil then jobs = 1 end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= math.floor(jobs) or jobs == math.huge then
@@ -173,7 +184,7 @@ function M.run(files, opts)
     end
   end
 
-  local function report(name, ok, err, secs)
+  local function report(name, ok, err, secs, notes)
     n = n + 1
     if ok then passed = passed + 1 else failed = failed + 1 end
     if tap then
@@ -183,6 +194,9 @@ function M.run(files, opts)
       emit(string.format("%-4s %s (%.0f ms)", ok and "ok" or "FAIL", M.escape_name(name),
                          (secs or 0) * 1000))
       if not ok then emit(lines_of(err or "failed", "    ")) end
+    end
+    for _, note in ipairs(notes or {}) do
+      emit(lines_of("note: " .. tostring(note), tap and "# " or "    "))
     end
   end
 
@@ -199,7 +213,7 @@ function M.run(files, opts)
         local it = st.items[st.shown]
         if it[1] == "line" then emit(it[2])
         else
-          report(it[2], it[3], it[4], it[5])
+          report(it[2], it[3], it[4], it[5], it[7])
           if it[3] and it[6] then golden_lines(it[6]) end
         end
       end
@@ -231,10 +245,10 @@ function M.run(files, opts)
       st.pending = ""
     end
   end
-  local function result(st, name, ok, err, secs, golden)
+  local function result(st, name, ok, err, secs, golden, notes)
     end_output(st)
     st.results = st.results + 1
-    push(st, { "result", name, ok, err, secs, golden })
+    push(st, { "result", name, ok, err, secs, golden, notes })
   end
 
   -- picture file stems: a script's base name, made unique in this run
@@ -314,7 +328,8 @@ function M.run(files, opts)
         local wrote, werr = picture(st.stem, st.pictures, ev.dot)
         if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
       end
-      result(st, ev.name, ok, err, ev.secs, ok and ev.golden or nil)
+      local notes = type(ev.notes) == "table" and ev.notes or nil
+      result(st, ev.name, ok, err, ev.secs, ok and ev.golden or nil, notes)
       core.write_fd(st.ack_w, "k") -- the script goes on
     elseif ev[1] == "done" then
       st.done = ev

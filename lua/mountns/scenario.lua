@@ -16,6 +16,7 @@ local namespace = require "mountns.namespace"
 local dot = require "mountns.dot"
 local format = require "mountns.format"
 local model = require "mountns.model"
+local mirror = require "mountns.mirror"
 
 local M = {}
 
@@ -183,16 +184,23 @@ local function golden()
 end
 
 -- Runs in the isolated child; returns what `ending` asks for at the end
--- ({dot = the picture, golden = the golden text}: `ending.dot` is the
--- picture's title, `ending.golden` true) then fn's results.
+-- ({dot = the picture, golden = the golden text, notes = --both's notes}:
+-- `ending.dot` is the picture's title, `ending.golden` true) then fn's
+-- results. `ending.both`: mirror every step on a model (mountns.mirror;
+-- true, or the mirror's options) and fail at the first difference.
 local function run_inside(fn, opts, ending, ...)
   -- the set-up (one namespace: a copy of the template, its own tmpfs as /)
   -- was enter_template's; the host's tree stays reachable through the
   -- template's `host` handle (see "the template namespace" above)
   no_shell()
   inside = {}
+  local both = ending.both and mirror.new(opts.label,
+    type(ending.both) == "table" and ending.both or nil)
+  local on_step = both and function(step)
+    both:step(step, namespace.open_namespaces())
+  end
   -- ns:exec runs host tools from the template's host namespace
-  local first = namespace.begin(template.host, opts.label)
+  local first = namespace.begin(template.host, opts.label, on_step)
   local args = pack(...)
   local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
     function(e)
@@ -202,8 +210,12 @@ local function run_inside(fn, opts, ending, ...)
     end))
   -- an inner scenario fails the outer one, even when its error was caught
   if res[1] and inside.nested then res = { false, inside.nested, n = 2 } end
+  -- a --both difference fails the scenario, even when its error was caught
+  if res[1] and both and both.failed then res = { false, both.failed, n = 2 } end
+  local notes = both and both:note_lines()
   local ended = { dot = ending.dot and picture(ending.dot) or nil,
-                  golden = ending.golden and golden() or nil }
+                  golden = ending.golden and golden() or nil,
+                  notes = notes and #notes > 0 and notes or nil }
   -- the namespaces are closed by enter_template's teardown, after the
   -- result is sent
   if not res[1] then error(res[2], 0) end
@@ -259,12 +271,13 @@ function M.scenario(name, fn, opts, ...)
     res = pack(pcall(isolate.spawn, enter_template,
                      { timeout = opts.timeout or (run and run.timeout) },
                      run_inside, fn, opts, { dot = run and run.dot and title or nil,
-                                             golden = run and run.golden or nil }, ...))
+                                             golden = run and run.golden or nil,
+                                             both = run and run.both or nil }, ...))
   end
   if run then
     local ended = res[1] and res[2] or {}
     run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
-               ended.dot, ended.golden)
+               ended.dot, ended.golden, ended.notes)
     if not res[1] then return nil end
   elseif not res[1] then
     error(res[2], 0)
@@ -278,19 +291,32 @@ end
 -- instead of raising, so the script's later scenarios still run.
 -- @tparam string path the script
 -- @tparam table opts `report`: called as report(name, ok, err, seconds,
--- dot, golden) after each scenario; `dot`: pass each scenario's picture
+-- dot, golden, notes) after each scenario; `dot`: pass each scenario's picture
 -- (Graphviz text of the namespaces open at its end) as `dot`; `golden`:
 -- pass the golden text of those namespaces (`mountns.format.golden_text`)
 -- as `golden`; `timeout`: the default timeout of every scenario (seconds);
 -- `model = true`: every `mountns.scenario` of the script runs on the model
--- (`mountns.model.scenario`: no fork, no namespaces)
+-- (`mountns.model.scenario`: no fork, no namespaces);
+-- `both`: every recorded step of every scenario is mirrored on a model
+-- (`mountns.mirror`) and the open namespaces compared after it, the first
+-- difference failing the scenario; report gets the mirror's notes (the
+-- steps it could not follow, a list of lines, or nil) as `notes` (true, or
+-- the mirror's options: `override`)
 -- @treturn[1] boolean true: the script ran to its end
 -- @return[2] nil
 -- @treturn[2] string the script's error (loading it, or raised outside a
 -- scenario)
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
-  opts = argcheck.options(opts, "run_file", 2, { "report", "dot", "golden", "timeout", "model" }, 2)
+  opts = argcheck.options(opts, "run_file", 2,
+    { "report", "dot", "golden", "timeout", "model", "both" }, 2)
+  if opts.both ~= nil and opts.both ~= true and type(opts.both) ~= "table" then
+    argcheck.error("run_file", 2, "option 'both': true or a table expected, got "
+      .. type(opts.both), 2)
+  end
+  if opts.model and opts.both then
+    argcheck.error("run_file", 2, "options 'model' and 'both' exclude each other", 2)
+  end
   if type(opts.report) ~= "function" then
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)
