@@ -20,6 +20,7 @@ local escape = require("mountns.core").escape
 local format = require "mountns.format"
 local namespace = require "mountns.namespace"
 local watch = require "mountns.watch"
+local explain = require "mountns.explain"
 
 local M = {}
 local checks = {}
@@ -135,6 +136,26 @@ local function diagnostic(headline, items)
   return table.concat(out, "\n")
 end
 M.diagnostic = diagnostic
+
+-- The diagnostic with a "why: ..." line after its headline: the first
+-- sentence of mountns.explain for the mount `what` names in ns, when a
+-- model can answer (a model namespace, or a kernel scenario's namespace
+-- from its recorded steps). explain.why never raises; should anything
+-- here fail all the same, the diagnostic is returned as it was: the
+-- failure it reports must never be hidden by its explanation.
+local function with_why(diag, ns, what)
+  return function(...)
+    local text = diag(...)
+    local ok, line = pcall(function()
+      local path = type(what) == "table" and what.target or what
+      if type(path) ~= "string" or path:sub(1, 1) ~= "/" then return nil end
+      return explain.why(ns, path)
+    end)
+    if not ok or type(line) ~= "string" then return text end
+    local head, rest = text:match("^([^\n]*)(.*)$")
+    return head .. "\n  why: " .. line .. rest
+  end
+end
 
 -- ---- naming a mount: a path or a record ------------------------------------
 
@@ -304,12 +325,12 @@ function checks.mounted(ns, what, want)
   local m = lookup(ns, what)
   local bad = m and mismatches(ns, m, want, "mounted") or {}
   local with = next(want) and (" with " .. fields_text(want)) or ""
-  return m ~= nil and #bad == 0, function(negated)
+  return m ~= nil and #bad == 0, with_why(function(negated)
     local head = (negated and "expected no mount at " or "expected a mount at ")
       .. where(ns, what) .. with
     if not negated and m and #bad > 0 then head = head .. ": " .. table.concat(bad, "; ") end
     return diagnostic(head, { { ns, what } })
-  end
+  end, ns, what)
 end
 
 -- ---- propagation ------------------------------------------------------------
@@ -367,37 +388,49 @@ function checks.peers(...)
     elseif group == nil then group = m.shared
     elseif group ~= m.shared then ok = false end
   end
-  return ok, function(negated)
+  -- why: the first mount that is not there or not in the first's group
+  local odd = items[1]
+  for i = 2, #items do
+    local m = recs[i]
+    if not (m and m.shared and recs[1] and m.shared == recs[1].shared) then
+      odd = items[i]
+      break
+    end
+  end
+  if not recs[1] then odd = items[1] end
+  return ok, with_why(function(negated)
     return diagnostic("expected " .. (negated and "not " or "") .. "one peer group: "
       .. table.concat(descr, ", ") .. missing_text(missing), items)
-  end, #missing > 0
+  end, odd and odd[1], odd and odd[2]), #missing > 0
 end
 
 function checks.slave_of(a, b)
   local recs, items, missing = records("slave_of", { a, b })
   local s, m = recs[1], recs[2]
   local ok = s ~= nil and m ~= nil and m.shared ~= nil and s.master == m.shared
-  return ok, function(negated)
+  local odd = (s == nil or m ~= nil) and items[1] or items[2]
+  return ok, with_why(function(negated)
     return diagnostic(string.format("expected %s %sto be a slave of %s's peer group "
       .. "(its master: %s, the group: %s)%s", where(items[1][1], items[1][2]),
       negated and "not " or "", where(items[2][1], items[2][2]),
       s and tostring(s.master) or "not mounted",
       m and tostring(m.shared) or "not mounted", missing_text(missing)), items)
-  end, #missing > 0
+  end, odd[1], odd[2]), #missing > 0
 end
 
 function checks.propagate_from(a, b)
   local recs, items, missing = records("propagate_from", { a, b }, true)
   local s, m = recs[1], recs[2]
   local ok = s ~= nil and m ~= nil and m.shared ~= nil and s.propagate_from == m.shared
-  return ok, function(negated)
+  local odd = (s == nil or m ~= nil) and items[1] or items[2]
+  return ok, with_why(function(negated)
     return diagnostic(string.format("expected %s %sto receive propagation from %s's peer "
       .. "group (its propagate_from: %s, its master: %s, the group: %s)%s",
       where(items[1][1], items[1][2]), negated and "not " or "",
       where(items[2][1], items[2][2]), s and tostring(s.propagate_from) or "not mounted",
       s and tostring(s.master) or "not mounted",
       m and tostring(m.shared) or "not mounted", missing_text(missing)), items)
-  end, #missing > 0
+  end, odd[1], odd[2]), #missing > 0
 end
 
 function checks.locked(ns, path)
@@ -738,7 +771,11 @@ local function check_propagates(event_fn, ...)
     if not used[j] then missing[#missing + 1] = x end
   end
   local pass = #missing == 0 and #unexpected == 0
-  return pass, function()
+  -- why: the first missing event's mount, else the first unexpected one's
+  local why_ns, why_path
+  if missing[1] then why_ns, why_path = missing[1].ns, missing[1].path
+  elseif unexpected[1] then why_ns, why_path = unexpected[1].ns, unexpected[1].mount.target end
+  return pass, with_why(function()
     local lines = { "expected exactly these mount events:" }
     for _, x in ipairs(expected) do
       lines[#lines + 1] = "  " .. event_text(x.ns, x.path, x.kind)
@@ -764,7 +801,7 @@ local function check_propagates(event_fn, ...)
       if ev.mount.target then items[#items + 1] = { ev.ns, ev.mount.target } end
     end
     return diagnostic(table.concat(lines, "\n"), items)
-  end, received
+  end, why_ns, why_path), received
 end
 
 --- expect.propagates(event_fn, {ns, path [, kind]}, ...): running event_fn

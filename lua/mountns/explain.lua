@@ -23,6 +23,9 @@
 local core = require "mountns.core"
 local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
+local model = require "mountns.model"
+local namespace = require "mountns.namespace"
+local mirror = require "mountns.mirror"
 local escape = core.escape
 
 local M = {}
@@ -254,6 +257,342 @@ function M.live(path, pid)
       .. "(gone, or not yours)", plural(hidden, "process"))
   end
   return table.concat(out, "\n") .. "\n"
+end
+
+-- ---- history: a model world's events --------------------------------------
+
+-- The calls that put a mount at a path: the verb of the sentence, and
+-- where the call text ("bind /X /Z") has its mount point.
+local VERBS = { mount = "mounted", bind = "bound", rbind = "bound (recursively)",
+                move = "moved" }
+
+-- The call events of a world, each with the events it made: a list of
+-- {call = event, events = {...}, op = "bind", path = "/Z" (the mount point
+-- of a mount, bind, rbind or move; the path of a make-*), failed = true}.
+local function groups_of(w)
+  local groups, g = {}, nil
+  for _, e in ipairs(w.events) do
+    if e.kind == "call" then
+      local op, rest = tostring(e.call):match("^(%S+)%s*(.*)$")
+      g = { call = e, events = {}, op = op }
+      if e.target then
+        g.path = e.target
+      elseif VERBS[op] then
+        g.path = rest:match("(/[^ ]*)$")
+      elseif op and op:match("^make%-") then
+        g.path = rest:match("^(/[^ ]*)")
+      end
+      groups[#groups + 1] = g
+    elseif g then
+      g.events[#g.events + 1] = e
+      if e.kind == "error" then g.failed = true end
+    end
+  end
+  return groups
+end
+
+-- The namespaces' parents: model namespace -> the namespace whose unshare
+-- made it (the k-th unshare that did not fail made the (k+1)-th
+-- namespace), and its call group.
+local function parents_of(w, groups)
+  local out, k = {}, 1
+  for _, g in ipairs(groups) do
+    if g.op == "unshare" and not g.failed then
+      k = k + 1
+      local ns = w.namespaces[k]
+      if ns then out[ns:label()] = { from = g.call.ns, group = g } end
+    end
+  end
+  return out
+end
+
+local function is_under(path, dir)
+  return dir == "/" or path == dir or path:sub(1, #dir + 1) == dir .. "/"
+end
+
+-- How a call group is named on a line: the scenario's own call and line
+-- when the world replays a kernel scenario's steps, else the model's text.
+local function call_name(g)
+  local step = g.call.step
+  if step then
+    return string.format("%s (%s)", mirror.call_text(step, g.call.ns), mirror.where_text(step))
+  end
+  return string.format("%s in %s", escape(tostring(g.call.call)), tostring(g.call.ns))
+end
+
+local function event_line(e)
+  if e.kind == "call" then
+    local step = e.step
+    return string.format("  #%d %s: %s%s", e.seq, tostring(e.ns), escape(tostring(e.call)),
+      step and ("  [" .. mirror.call_text(step, e.ns) .. ", " .. mirror.where_text(step) .. "]")
+        or "")
+  end
+  return string.format("  #%d   %s %s%s%s%s", e.seq, e.kind,
+    e.target and (escape(e.target) .. " ") or "",
+    "in " .. tostring(e.ns),
+    e.via and (" via " .. e.via) or "",
+    e.rule and (": " .. escape(tostring(e.rule))) or "")
+end
+
+-- The sentence for a rule that stopped a call in its own namespace:
+-- "/Z was bound in sh1 under /, which is private in sh1: no propagation
+-- to sh2".
+local function blocked_sentence(path, g, e, label)
+  local rule = tostring(e.rule)
+  local head, tail = rule:match("^(.-) is (.*)$")
+  local said = head and (head .. ", which is " .. tail) or rule
+  if said:match("no propagation$") then said = said .. " to " .. label end
+  return string.format("%s was %s in %s under %s.", escape(path), VERBS[g.op] or g.op,
+    tostring(g.call.ns), escape(said))
+end
+
+-- Why path is in (or not in) the model namespace mns: the sentence and
+-- the events of the chain (a list, seq order), from world w.
+local function why(w, mns, path, depth)
+  local label = mns:label()
+  local groups = groups_of(w)
+  local t = mns:mounts()
+  local m = t:find(path)
+  local chain = {}
+  local function add(e) chain[#chain + 1] = e end
+  local function add_group(g, keep)
+    add(g.call)
+    for _, e in ipairs(g.events) do
+      if not keep or keep(e) then add(e) end
+    end
+  end
+  -- the calls that made the mount at `at` in namespace `ns` what it is
+  -- (make-shared /X ...): added to the chain
+  local function propagation_history(ns, at)
+    for _, g in ipairs(groups) do
+      if g.call.ns == ns and g.op and g.op:match("^make%-") and g.path == at then add(g.call) end
+    end
+  end
+  if m then
+    -- the last event that put a mount at path in this namespace
+    local found, found_g
+    for _, g in ipairs(groups) do
+      if g.call.ns == label and VERBS[g.op] and g.path == path and not g.failed then
+        found, found_g = g.call, g
+      end
+      for _, e in ipairs(g.events) do
+        if e.ns == label and e.target == path then
+          if e.kind == "propagated" then found, found_g = e, g
+          elseif e.kind == "removed" then found, found_g = nil, nil end
+        end
+      end
+    end
+    if not depth then
+      chain.now = string.format("  now: %s in %s is %s%s", escape(path), label,
+        tostring(m.propagation), m.shared and (" (peer group " .. m.shared
+        .. (m.master and (", master " .. m.master) or "") .. ")")
+        or (m.master and (" (master " .. m.master .. ")") or ""))
+    end
+    local now = ""
+    if found and found.kind == "call" then
+      add_group(found_g, function(e) return e.kind ~= "error" end)
+      propagation_history(label, path)
+      return string.format("%s in %s was %s there by %s.%s", escape(path), label,
+        VERBS[found_g.op] or found_g.op, call_name(found_g), now), chain
+    elseif found then
+      add_group(found_g, function(e) return e == found or e.ns == found.from_ns end)
+      return string.format("%s in %s is a copy of %s, propagated from %s through %s (%s).%s",
+        escape(path), label, call_name(found_g), tostring(found.from_ns),
+        tostring(found.via), escape(tostring(found.rule)), now), chain
+    end
+    -- no event here: the namespace was copied with it
+    local parent = parents_of(w, groups)[label]
+    if parent then
+      add(parent.group.call)
+      local pns
+      for _, o in ipairs(w.namespaces) do if o:label() == parent.from then pns = o end end
+      local more = ""
+      if pns and (depth or 0) < 4 then
+        local s2, c2 = why(w, pns, path, (depth or 0) + 1)
+        local verb, by = s2:match("^%S+ in %S+ was (.-) there by (.*)%.$")
+        more = verb and (", where it was " .. verb .. " by " .. by) or (": " .. s2:gsub("%.$", ""))
+        for _, e in ipairs(c2) do add(e) end
+      end
+      return string.format("%s in %s came with %s itself: %s copied the mounts of %s%s.%s",
+        escape(path), label, label, call_name(parent.group), parent.from, more, now), chain
+    end
+    return string.format("%s in %s was there from the start (the scenario's first mount).%s",
+      escape(path), label, now), chain
+  end
+
+  -- not there: unmounted here?
+  for i = #groups, 1, -1 do
+    local g = groups[i]
+    for _, e in ipairs(g.events) do
+      if e.kind == "removed" and e.ns == label and e.target == path then
+        add_group(g, function(x) return x == e end)
+        return string.format("%s is not in %s: it was unmounted by %s (%s).", escape(path),
+          label, call_name(g), escape(tostring(e.rule))), chain
+      end
+    end
+  end
+  -- a call that put a mount at this path: stopped where?
+  local sentence
+  for i = #groups, 1, -1 do
+    local g = groups[i]
+    if VERBS[g.op] and g.path == path and not g.failed then
+      for _, e in ipairs(g.events) do
+        -- the receiving side in this namespace stopped it
+        if not sentence and e.kind == "blocked" and e.ns == label then
+          add_group(g, function(x) return x.kind ~= "error" end)
+          sentence = string.format("%s was %s in %s, but %s.", escape(path),
+            VERBS[g.op] or g.op, tostring(g.call.ns), escape(tostring(e.rule)))
+        end
+      end
+      for _, e in ipairs(g.events) do
+        -- the call's own side stopped it: its parent private or a slave
+        if not sentence and e.kind == "blocked" and e.ns == g.call.ns then
+          add_group(g, function(x) return x.kind ~= "error" end)
+          propagation_history(g.call.ns, e.target)
+          sentence = blocked_sentence(path, g, e, label)
+        end
+      end
+      if not sentence then
+        -- it went somewhere, not here: what is here where it would be
+        add_group(g, function(x) return x.kind ~= "error" end)
+        local on = mount_of(t, path)
+        local reached = {}
+        for _, e in ipairs(g.events) do
+          if e.kind == "propagated" then reached[#reached + 1] = tostring(e.ns) end
+        end
+        sentence = string.format("%s was %s in %s%s, but not to %s: %s",
+          escape(path), VERBS[g.op] or g.op, tostring(g.call.ns),
+          #reached > 0 and (" and propagated to " .. table.concat(reached, ", ")) or "",
+          label, on and string.format("%s in %s, where it would be, is %s%s.",
+            escape(on.target), label, tostring(on.propagation),
+            on.shared and (" in peer group " .. on.shared .. ", not one that received it")
+              or on.master and (" (master " .. on.master .. "), not a slave of one that "
+                .. "received it") or ": nothing propagates to it")
+            or "no mount of " .. label .. " holds that path.")
+        if on then propagation_history(label, on.target) end
+      end
+      break
+    end
+  end
+  if not sentence then
+    -- blocked on the receiving side at a mount above path
+    for i = #groups, 1, -1 do
+      for _, e in ipairs(groups[i].events) do
+        if not sentence and e.kind == "blocked" and e.ns == label and e.target
+           and e.target ~= path and is_under(path, e.target) then
+          add_group(groups[i], function(x) return x == e end)
+          sentence = string.format("%s is not in %s: %s was stopped there (%s).", escape(path),
+            label, call_name(groups[i]), escape(tostring(e.rule)))
+        end
+      end
+    end
+  end
+  return sentence or string.format("%s is not in %s: no call mounted anything at %s in any "
+    .. "namespace of this %s.", escape(path), label, escape(path), "world"), chain
+end
+
+-- A kernel scenario's answer names the kernel's peer groups, not the
+-- model's: the open namespaces of both sides list the same mounts in the
+-- same order (what --both checks), so their records pair up, and each
+-- model group ID maps to the kernel's. A group no open mount has any more
+-- keeps the model's number, marked "(model)".
+local function kernel_groups(text, w)
+  local map = {}
+  local kernel = namespace.open_namespaces()
+  local mine = model.open_namespaces(w)
+  if #kernel ~= #mine then return text end
+  for i, kns in ipairs(kernel) do
+    local ok, kt = pcall(kns.mounts, kns)
+    local mt = mine[i]:mounts()
+    if ok and kt and #kt == #mt then
+      for j, r in ipairs(mt) do
+        for _, f in ipairs { "shared", "master" } do
+          if r[f] and kt[j][f] then map[r[f]] = kt[j][f] end
+        end
+      end
+    end
+  end
+  local function to(word)
+    return function(n)
+      local k = map[tonumber(n)]
+      return word .. " " .. (k and tostring(k) or (n .. " (model)"))
+    end
+  end
+  return (text:gsub("peer group (%d+)", to("peer group")):gsub("master (%d+)", to("master")))
+end
+
+local function chain_text(chain)
+  table.sort(chain, function(a, b) return a.seq < b.seq end)
+  local out, seen = {}, {}
+  for _, e in ipairs(chain) do
+    if not seen[e] then
+      seen[e] = true
+      out[#out + 1] = event_line(e)
+    end
+  end
+  return out
+end
+
+--- Why a mount is at path in ns, or why none is: one sentence, then the
+-- chain of events behind it, one line each (`#seq ns: call` for a call,
+-- `#seq   kind target in ns via ...: rule` for what the rules did with
+-- it). On a model namespace (`mountns.model`) from its world's history;
+-- on a kernel scenario's namespace from the scenario's recorded steps
+-- (`mountns.namespace.steps`) replayed in a model, whose answer is the
+-- kernel's as long as the replay agrees with what the kernel did: a line
+-- says so when an outcome differed, and which steps the model could not
+-- replay (`ns:run`, `ns:exec`).
+-- @param ns a model namespace or a kernel scenario namespace
+-- @tparam string path an absolute path in ns
+-- @treturn string the text (lines end with "\n")
+-- @usage print(mountns.explain(sh2, "/Z"))
+-- -- /Z was bound in sh1 under /, which is private in sh1: no propagation to sh2.
+function M.explain(ns, path)
+  path = mtable.normpath(path, "explain", 2, 2)
+  local w, mns, extra = nil, nil, {}
+  if model.is_namespace(ns) then
+    w, mns = ns.world, ns
+  elseif namespace.is_namespace(ns) then
+    if ns.closed then argcheck.error("explain", 1, "the namespace is closed", 2) end
+    local steps = namespace.steps()
+    local mir, first = mirror.replay(steps)
+    w, mns = mir.world, mir.by_serial[ns.serial]
+    if first then
+      extra[#extra + 1] = string.format("  (the model's replay differs from the kernel at step "
+        .. "%d, %s: %s: %s; this answer may be wrong from there)", first.index,
+        mirror.where_text(first.step), mirror.call_text(first.step), first.why)
+    end
+    for _, line in ipairs(mir:note_lines()) do
+      extra[#extra + 1] = "  (" .. line:gsub("; the tables were compared after it", "")
+        .. ": this answer leaves it out)"
+    end
+    if not mns or mns.closed then
+      return "explain: the model has no counterpart of " .. tostring(ns) .. "\n"
+    end
+  else
+    argcheck.error("explain", 1, "a scenario or model namespace expected, got "
+      .. type(ns), 2)
+  end
+  local sentence, chain = why(w, mns, path)
+  local out = { sentence }
+  for _, l in ipairs(chain_text(chain)) do out[#out + 1] = l end
+  out[#out + 1] = chain.now
+  for _, l in ipairs(extra) do out[#out + 1] = l end
+  local text = table.concat(out, "\n") .. "\n"
+  if namespace.is_namespace(ns) then text = kernel_groups(text, w) end
+  return text
+end
+
+--- The first sentence of `explain`, or nil when no model can answer (a
+-- namespace of neither kind, an error): for expect's "why:" line, which
+-- must never hide the failure it comes with.
+-- @param ns
+-- @tparam string path
+-- @treturn string|nil
+function M.why(ns, path)
+  local ok, text = pcall(M.explain, ns, path)
+  if not ok or type(text) ~= "string" then return nil end
+  return text:match("^[^\n]*")
 end
 
 return M

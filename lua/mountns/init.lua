@@ -65,6 +65,11 @@ M.watch = require("mountns.watch").watch
 -- @see mountns.mounts
 M.mounts = require("mountns.mounts").mounts
 
+--- Why a mount is at a path, or why none is (see `mountns.explain`):
+-- `mountns.explain(ns, path)` on a scenario namespace (its recorded steps
+-- replayed in the model) or a model namespace (its world's history).
+M.explain = require("mountns.explain").explain
+
 --- Run a shell transcript against scenario namespaces (see `mountns.shell`).
 M.shell = require("mountns.shell").shell
 M.isolate = isolate.isolate
