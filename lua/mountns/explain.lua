@@ -545,8 +545,7 @@ end
 -- @param ns a model namespace or a kernel scenario namespace
 -- @tparam string path an absolute path in ns
 -- @treturn string the text (lines end with "\n")
--- @usage print(mountns.explain(sh2, "/Z"))
--- -- /Z was bound in sh1 under /, which is private in sh1: no propagation to sh2.
+-- @usage print(mountns.explain(sh2, "/Z")) -- "/Z was bound in sh1 under /, ..."
 function M.explain(ns, path)
   path = mtable.normpath(path, "explain", 2, 2)
   local w, mns, extra = nil, nil, {}
