@@ -8,32 +8,12 @@ require "mountns.luassert"
 
 local ROOT = helper.ROOT
 
--- `bin/mountns ARGS` from the tree's root: its output and "exit=N"
-local function cli(args)
-  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns " .. args
-    .. " 2>&1; echo \"exit=$?\"")
-end
+local cli = helper.cli
+-- a scenario file that passes on a fact of the kernel (its tmpfs is mounted)
+local passing = helper.passing_scenario
 
 local dir
-local function write(name, text)
-  local path = dir .. "/" .. name
-  local d = path:match("^(.*)/[^/]*$")
-  assert(os.execute("mkdir -p " .. d))
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
-
--- A scenario that passes on a fact of the kernel: its tmpfs is mounted.
-local PASSING = [[
-local mountns = require "mountns"
-local expect = require "mountns.expect"
-mountns.scenario("%s", function(ns)
-  ns:mkdir("/X"); ns:mount("%s", "/X", "tmpfs")
-  expect.mounted(ns, "/X")
-end)
-]]
+local function write(name, text) return helper.write(dir, name, text) end
 
 local function has_tap_parser()
   local r = os.execute("perl -MTAP::Parser -e 1 >/dev/null 2>&1")
@@ -42,9 +22,7 @@ end
 
 describe("mountns run", function()
   setup(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir -p " .. dir))
+    dir = helper.tempdir()
   end)
   teardown(function() os.execute("rm -rf " .. dir) end)
 
@@ -59,7 +37,7 @@ describe("mountns run", function()
         end)
         os.exit(0)
       ]])
-      local b = write("after.lua", PASSING:format("runs after", "after"))
+      local b = write("after.lua", passing("runs after", "after"))
       local out = cli("run " .. a .. " " .. b)
       assert.matches("^FAIL fails first %(%d+ ms%)\n    [^\n]*expected a mount at /X", out)
       assert.matches("\nFAIL " .. a:gsub("%p", "%%%0") .. " exited early %(0 ms%)\n"
@@ -69,7 +47,7 @@ describe("mountns run", function()
     end)
 
     it("os.exit(0) of a file whose scenarios passed is still a failure", function()
-      local a = write("exits-ok.lua", PASSING:format("passes", "p") .. "os.exit(0)\n")
+      local a = write("exits-ok.lua", passing("passes", "p") .. "os.exit(0)\n")
       local out = cli("run --tap " .. a)
       assert.matches("\nok 1 %- passes\nnot ok 2 %- [^\n]* exited early\n", out)
       assert.matches("\n1%.%.2\n# 1 passed, 1 failed\nexit=1$", out)
@@ -160,7 +138,7 @@ describe("mountns run", function()
         end)
         mountns.scenario("never", function() print("NEVER") end)
       ]])
-      local b = write("never.lua", PASSING:format("never either", "n"))
+      local b = write("never.lua", passing("never either", "n"))
       local rc, out = interrupt("run " .. a .. " " .. b)
       assert.are.equal("130", rc, out)
       assert.matches("^ok   quick %(%d+ ms%)\n# started %d+\n"
@@ -330,8 +308,8 @@ describe("mountns run", function()
 
   describe("--dot DIR", function()
     it("two files of the same name in different folders keep both pictures", function()
-      local a = write("one/same.lua", PASSING:format("first", "first"))
-      local b = write("two/same.lua", PASSING:format("second", "second"))
+      local a = write("one/same.lua", passing("first", "first"))
+      local b = write("two/same.lua", passing("second", "second"))
       local pics = dir .. "/pics"
       local out = cli("run --dot " .. pics .. " " .. a .. " " .. b)
       assert.matches("\n2 passed, 0 failed\nexit=0$", out)
@@ -358,14 +336,12 @@ end)
 
 describe("mountns run --kernel", function()
   setup(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir -p " .. dir))
+    dir = helper.tempdir()
   end)
   teardown(function() os.execute("rm -rf " .. dir) end)
 
   it("host runs here, as without it", function()
-    local f = write("here.lua", PASSING:format("here", "h"))
+    local f = write("here.lua", passing("here", "h"))
     local out = cli("run --kernel host " .. f)
     assert.matches("ok +here", out)
     assert.matches("exit=0\n?$", out)

@@ -9,10 +9,9 @@ local runner = require "mountns.runner"
 
 local ROOT = helper.ROOT
 
-local function cli(args)
-  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns " .. args
-    .. " 2>&1; echo \"exit=$?\"")
-end
+local cli = helper.cli
+-- a scenario file that passes on a fact of the kernel (its tmpfs is mounted)
+local passing = helper.passing_scenario
 
 -- the report without the per-scenario time, the only thing that differs
 local function untimed(out)
@@ -20,24 +19,7 @@ local function untimed(out)
 end
 
 local dir
-local function write(name, text)
-  local path = dir .. "/" .. name
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
-
--- A scenario that passes on a fact of the kernel: its tmpfs is mounted.
-local PASSING = [[
-local mountns = require "mountns"
-local expect = require "mountns.expect"
-mountns.scenario("%s", function(ns)
-  ns:mkdir("/X"); ns:mount("%s", "/X", "tmpfs")
-  print("mounted %s"); io.stdout:flush()
-  expect.mounted(ns, "/X")
-end)
-]]
+local function write(name, text) return helper.write(dir, name, text) end
 
 -- Wait (up to 20 s) until the file `path` exists.
 local WAIT_FOR = [[
@@ -54,16 +36,14 @@ end
 
 describe("mountns run -j N", function()
   setup(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir -p " .. dir))
+    dir = helper.tempdir()
   end)
   teardown(function() os.execute("rm -rf " .. dir) end)
 
   local files
   setup(function()
     files = table.concat({
-      write("one.lua", PASSING:format("one", "one", "one")),
+      write("one.lua", passing("one", "one", "one")),
       write("fails.lua", [[
         local mountns = require "mountns"
         local expect = require "mountns.expect"
@@ -74,10 +54,10 @@ describe("mountns run -j N", function()
           assert(pcall(expect.mounted, ns, "/X"), "expected a mount at /X")
         end)
       ]]),
-      write("exits.lua", PASSING:format("before exit", "e", "e") .. "os.exit(3)\n"),
-      write("error.lua", PASSING:format("before error", "r", "r") .. "error('outside')\n"),
+      write("exits.lua", passing("before exit", "e", "e") .. "os.exit(3)\n"),
+      write("error.lua", passing("before error", "r", "r") .. "error('outside')\n"),
       write("none.lua", "print('no scenario here')\n"),
-      write("two.lua", PASSING:format("two", "two", "two") .. PASSING:format("three", "t", "t")),
+      write("two.lua", passing("two", "two", "two") .. passing("three", "t", "t")),
     }, " ")
   end)
 

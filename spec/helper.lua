@@ -105,6 +105,46 @@ function helper.lua_cmd()
     ROOT .. build .. "/?.so;;", interp)
 end
 
+--- `bin/mountns ARGS` run from the tree's root: its output, stderr
+-- included, and a last line "exit=N".
+function helper.cli(args)
+  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns " .. args
+    .. " 2>&1; echo \"exit=$?\"")
+end
+
+--- A new empty directory for a spec's files (the spec removes it).
+function helper.tempdir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. dir))
+  return dir
+end
+
+--- Write text to the file dir/name (name may hold directories: they are
+-- made); returns its path.
+function helper.write(dir, name, text)
+  local path = dir .. "/" .. name
+  assert(os.execute("mkdir -p " .. path:match("^(.*)/[^/]*$")))
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+--- The text of a scenario file, for `mountns run`: a scenario called name
+-- that passes on a fact of the kernel (its tmpfs, source tag, is
+-- mounted); with say, it prints "mounted SAY" (flushed) first.
+function helper.passing_scenario(name, tag, say)
+  return string.format([[
+local mountns = require "mountns"
+local expect = require "mountns.expect"
+mountns.scenario("%s", function(ns)
+  ns:mkdir("/X"); ns:mount("%s", "/X", "tmpfs")
+%s  expect.mounted(ns, "/X")
+end)
+]], name, tag, say and string.format("  print(\"mounted %s\"); io.stdout:flush()\n", say) or "")
+end
+
 -- Who runs the suite. As root, isolate() and scenario() work in the initial
 -- user namespace and the specs that start an unprivileged Lua switch to
 -- uid 65534 with setpriv; as any other user the whole suite is already the
