@@ -145,16 +145,8 @@ describe("mountns run", function()
         .. "1 passed, 0 failed %(interrupted%)\n$", out)
       -- the slow scenario's process got SIGKILL when the script's process
       -- died: wait until it is gone (or a zombie nobody reaped yet)
-      local pid = out:match("started (%d+)")
-      local state
-      for _ = 1, 100 do
-        local stat = io.open("/proc/" .. pid .. "/stat")
-        state = stat and stat:read("*a"):match("^%d+ %b() (%a)")
-        if stat then stat:close() end
-        if state == nil or state == "Z" then break end
-        helper.sh("sleep 0.05")
-      end
-      assert.is_true(state == nil or state == "Z", state)
+      local state = helper.wait_gone(out:match("started (%d+)"))
+      assert.is_nil(state, state)
     end)
 
     it("under --tap it is a bail-out", function()

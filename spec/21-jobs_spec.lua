@@ -132,15 +132,8 @@ describe("mountns run -j N", function()
       local p = assert(io.open(dir .. "/pid." .. x))
       local pid = p:read("*a")
       p:close()
-      local state
-      for _ = 1, 100 do
-        local stat = io.open("/proc/" .. pid .. "/stat")
-        state = stat and stat:read("*a"):match("^%d+ %b() (%a)")
-        if stat then stat:close() end
-        if state == nil or state == "Z" then break end
-        helper.sh("sleep 0.05")
-      end
-      assert.is_true(state == nil or state == "Z", x .. ": " .. tostring(state))
+      local state = helper.wait_gone(pid)
+      assert.is_nil(state, x .. ": " .. tostring(state))
     end
   end)
 

@@ -131,6 +131,20 @@ function helper.write(dir, name, text)
   return path
 end
 
+--- Wait (up to 5 s) until process pid is gone or a zombie nobody reaped
+-- yet; returns nil then, else the state letter of /proc/PID/stat it kept.
+function helper.wait_gone(pid)
+  local state
+  for _ = 1, 100 do
+    local stat = io.open("/proc/" .. pid .. "/stat")
+    state = stat and stat:read("*a"):match("^%d+ %b() (%a)")
+    if stat then stat:close() end
+    if state == nil or state == "Z" then return nil end
+    helper.sh("sleep 0.05")
+  end
+  return state
+end
+
 --- The text of a scenario file, for `mountns run`: a scenario called name
 -- that passes on a fact of the kernel (its tmpfs, source tag, is
 -- mounted); with say, it prints "mounted SAY" (flushed) first.
