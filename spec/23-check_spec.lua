@@ -8,13 +8,7 @@ local helper = require "helper"
 local check = require "mountns.check"
 local model = require "mountns.model"
 
-local ROOT = helper.ROOT
-
--- `bin/mountns ARGS` from the tree's root: its output and "exit=N"
-local function cli(args)
-  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns " .. args
-    .. " 2>&1; echo \"exit=$?\"")
-end
+local cli = helper.cli
 
 -- The calls of a sequence as text, one a line.
 local function listing(steps)
@@ -48,11 +42,7 @@ local RBIND_AS_BIND = wrong { bind = function(real, a, b) return real:bind(a, b)
 local SHARED_NOOP = wrong { make_shared = function() return true end }
 
 local dir
-setup(function()
-  dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir -p " .. dir))
-end)
+setup(function() dir = helper.tempdir() end)
 teardown(function() os.execute("rm -rf " .. dir) end)
 
 describe("mountns check: the generator", function()
@@ -171,18 +161,14 @@ describe("mountns check: a divergence", function()
     assert.matches('\n  ns1:bind("/a", "/b", { recursive = true })\n', text, 1, true)
     assert.matches("The difference %(%- kernel, %+ model%):\n.*\n%-%-   %-%d+ %d+ 0:%d / /b/x",
       text)
-    local file = dir .. "/rbind.lua"
-    local f = assert(io.open(file, "w"))
-    f:write(text)
-    f:close()
+    local file = helper.write(dir, "rbind.lua", text)
     local out = cli("run " .. file)
     assert.matches("ok   check: seed 0, sequence 1, shrunk", out, 1, true)
     assert.matches("exit=0$", out)
     -- the same script fails where the kernel's table is not the one asserted
-    local g = assert(io.open(dir .. "/rbind-broken.lua", "w"))
-    g:write((text:gsub("ns1:bind%(\"/a\", \"/b\", { recursive = true }%)", 'ns1:bind("/a", "/b")')))
-    g:close()
-    assert.matches("exit=1$", cli("run " .. dir .. "/rbind-broken.lua"))
+    local broken = helper.write(dir, "rbind-broken.lua",
+      (text:gsub("ns1:bind%(\"/a\", \"/b\", { recursive = true }%)", 'ns1:bind("/a", "/b")')))
+    assert.matches("exit=1$", cli("run " .. broken))
   end)
 
   it("a step the kernel refuses is written as expect.fails with its errno", function()
@@ -196,11 +182,7 @@ describe("mountns check: a divergence", function()
     assert.equal("ENOENT", found.kernel[2].outcome) -- /b does not exist
     local text = check.script(found, { seed = 0, index = 2, n = 1, k = 3, from = 3 })
     assert.matches('\n  expect.fails("ENOENT", ns1.move, ns1, "/a", "/b")\n', text, 1, true)
-    local file = dir .. "/fails.lua"
-    local f = assert(io.open(file, "w"))
-    f:write(text)
-    f:close()
-    assert.matches("exit=0$", cli("run " .. file))
+    assert.matches("exit=0$", cli("run " .. helper.write(dir, "fails.lua", text)))
   end)
 
   it("a random run with a wrong model: one line per divergence, a script each that passes "
