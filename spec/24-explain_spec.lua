@@ -308,6 +308,25 @@ describe("mountns.explain", function()
       .. "%([^)]*%), propagated from sh1 through master " .. r.group .. " %(", r.down)
   end)
 
+  it("says where copies went when they did not come here, and why", function()
+    local r = mountns.scenario(function(sh1)
+      sh1:label("sh1")
+      sh1:make_private("/")
+      sh1:mkdir("/X"); sh1:mount("sda3", "/X", "tmpfs"); sh1:make_shared("/X")
+      local sh2 = sh1:unshare { propagation = "unchanged", label = "sh2" }
+      local sh3 = sh1:unshare { label = "sh3" } -- private: the copy of /X too
+      sh1:mkdir("/Z"); sh1:bind("/X", "/Z")
+      sh1:mkdir("/Z/a"); sh1:mount("a", "/Z/a", "tmpfs")
+      return { text = mountns.explain(sh3, "/X/a"), here = sh3:find("/X/a") ~= nil,
+               there = sh2:find("/X/a") ~= nil and sh1:find("/X/a") ~= nil,
+               x = sh3:find("/X").propagation }
+    end)
+    assert.is_false(r.here); assert.is_true(r.there); assert.are.equal("private", r.x)
+    assert.matches('^/X/a is not in sh3: sh1:mount%("a", "/Z/a", "tmpfs"%) %([^)]*%) put copies '
+      .. "in sh2, sh1, but none in sh3: /X in sh3, where it would be, is private: nothing "
+      .. "propagates to it%.\n", r.text)
+  end)
+
   it("refuses what is neither a scenario nor a model namespace", function()
     assert.has_error(function() mountns.explain({}, "/X") end,
       "bad argument #1 to 'explain' (a scenario or model namespace expected, got table)")
@@ -328,6 +347,9 @@ describe("expect's why line", function()
       local out = {}
       out[1] = select(2, pcall(expect.mounted, sh2, "/Z"))
       out[2] = select(2, pcall(expect.peers, { sh1, "/Z" }, { sh2, "/Z" }))
+      out[4] = select(2, pcall(expect.propagates, function()
+        sh1:mkdir("/Z/a"); sh1:mount("a", "/Z/a", "tmpfs")
+      end, { sh2, "/Z/a" }))
       -- explain failing must not hide the failure
       explain.why = function() error("explain broke") end
       out[3] = select(2, pcall(expect.mounted, sh2, "/Z"))
@@ -341,5 +363,9 @@ describe("expect's why line", function()
     assert.matches(why, msgs[2], 1, true)
     assert.matches("^expected a mount at /Z in sh2 mnt:%[%d+%]\n  sh2 mnt:", msgs[3])
     assert.is_nil(msgs[3]:find("why:", 1, true))
+    -- the missing event's mount: the copy went to /X/a, not to /Z/a
+    assert.matches("^expected exactly these mount events:\n  why: /Z/a was mounted in sh1 and "
+      .. "propagated to [^\n]*sh2 at /X/a[^\n]*, but not to sh2: / in sh2, where it would be, "
+      .. "is private: nothing propagates to it%.\n", msgs[4])
   end)
 end)

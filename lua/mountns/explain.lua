@@ -420,6 +420,31 @@ local function why(w, mns, path, depth)
       escape(path), label, now), chain
   end
 
+  -- A call g whose copies went elsewhere, not to this namespace: where
+  -- they went, and what this namespace has where the mount would be.
+  local function elsewhere(g, head, copies)
+    add_group(g, function(x) return x.kind ~= "error" end)
+    local on = mount_of(t, path)
+    local reached = {}
+    for _, e in ipairs(g.events) do
+      if e.kind == "propagated" then
+        reached[#reached + 1] = tostring(e.ns) .. (e.target ~= path and (" at "
+          .. escape(tostring(e.target))) or "")
+      end
+    end
+    if on then propagation_history(label, on.target) end
+    local went = #reached > 0 and ((copies and " put copies in " or " and propagated to ")
+      .. table.concat(reached, ", ")) or ""
+    return string.format("%s%s, but %s %s: %s", head, went, copies and "none in" or "not to",
+      label,
+      on and string.format("%s in %s, where it would be, is %s%s.",
+        escape(on.target), label, tostring(on.propagation),
+        on.shared and (" in peer group " .. on.shared .. ", not one that received it")
+          or on.master and (" (master " .. on.master .. "), not a slave of one that "
+            .. "received it") or ": nothing propagates to it")
+        or "no mount of " .. label .. " holds that path.")
+  end
+
   -- not there: unmounted here?
   for i = #groups, 1, -1 do
     local g = groups[i]
@@ -453,25 +478,24 @@ local function why(w, mns, path, depth)
         end
       end
       if not sentence then
-        -- it went somewhere, not here: what is here where it would be
-        add_group(g, function(x) return x.kind ~= "error" end)
-        local on = mount_of(t, path)
-        local reached = {}
-        for _, e in ipairs(g.events) do
-          if e.kind == "propagated" then reached[#reached + 1] = tostring(e.ns) end
-        end
-        sentence = string.format("%s was %s in %s%s, but not to %s: %s",
-          escape(path), VERBS[g.op] or g.op, tostring(g.call.ns),
-          #reached > 0 and (" and propagated to " .. table.concat(reached, ", ")) or "",
-          label, on and string.format("%s in %s, where it would be, is %s%s.",
-            escape(on.target), label, tostring(on.propagation),
-            on.shared and (" in peer group " .. on.shared .. ", not one that received it")
-              or on.master and (" (master " .. on.master .. "), not a slave of one that "
-                .. "received it") or ": nothing propagates to it")
-            or "no mount of " .. label .. " holds that path.")
-        if on then propagation_history(label, on.target) end
+        sentence = elsewhere(g, string.format("%s was %s in %s", escape(path),
+          VERBS[g.op] or g.op, tostring(g.call.ns)))
       end
       break
+    end
+  end
+  if not sentence then
+    -- copies of a call made elsewhere arrived at this path in other
+    -- namespaces, not in this one
+    for i = #groups, 1, -1 do
+      local g = groups[i]
+      for _, e in ipairs(g.events) do
+        if not sentence and e.kind == "propagated" and e.target == path and e.ns ~= label then
+          sentence = elsewhere(g, string.format("%s is not in %s: %s", escape(path), label,
+            call_name(g)), true)
+        end
+      end
+      if sentence then break end
     end
   end
   if not sentence then
