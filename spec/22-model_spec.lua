@@ -410,6 +410,20 @@ describe("the model against the kernel", function()
     assert.are.equal("ELOOP ELOOP", outcomes)
   end)
 
+  it("a copy tucked under a mount of a less privileged namespace leaves that mount unlocked", function()
+    local _, outcomes = same(function(ns1, nss, try)
+      ns1:make_shared("/")
+      ns1:mkdir("/b")
+      local ns2 = ns1:unshare { propagation = "unchanged", user = true }
+      nss[2] = ns2
+      ns2:mount("t2", "/b", "tmpfs")
+      ns1:mount("t3", "/b", "tmpfs")      -- goes under t2 in ns2
+      try(ns2.move, ns2, "/b", "/b")       -- t2 onto itself: ELOOP, not locked
+      try(ns2.umount, ns2, "/b")
+    end)
+    assert.are.equal("ELOOP ok", outcomes)
+  end)
+
   it("pivot_root, with and without put_old", function()
     same(function(sh1, nss)
       sh1:mkdir("/new/old")

@@ -420,6 +420,12 @@ local function attach(w, source, dest, mp, ctx)
   for _, m in ipairs(subtree(source)) do m.ns = ctx.ns end
   for _, child in ipairs(tree) do
     local m, cmp = child.parent, child.mp
+    -- a copy into a less privileged namespace: locked, but its root
+    -- (before the tuck below: what goes on top is not locked)
+    if m.ns.user ~= ctx.ns.user then
+      for _, c in ipairs(subtree(child)) do c.locked = true end
+    end
+    child.locked = false
     local q = child_at(m, cmp)
     child.parent = nil
     attach_child(m, child, cmp)
@@ -429,10 +435,6 @@ local function attach(w, source, dest, mp, ctx)
       attach_child(child, q, child.root)
     end
     for _, c in ipairs(subtree(child)) do c.ns = m.ns end
-    if m.ns.user ~= ctx.ns.user then
-      for _, c in ipairs(subtree(child)) do c.locked = true end
-    end
-    child.locked = false
   end
 end
 
