@@ -194,13 +194,17 @@ local function set_master(m, master, after)
   table.insert(master.slaves, i and i + 1 or 1, m)
 end
 
--- The mount's mount point as a path in its namespace.
-local function target_of(m)
+-- The mount's mount point as a path in its namespace; cache (optional):
+-- mount -> target, for a whole table at once.
+local function target_of(m, cache)
   if not m.parent then return "/" end
-  local p = target_of(m.parent)
+  local t = cache and cache[m]
+  if t then return t end
+  local p = target_of(m.parent, cache)
   local rel = relative(m.mp, m.parent.root)
-  if rel == "/" then return p end
-  return p == "/" and rel or p .. rel
+  if rel == "/" then t = p else t = p == "/" and rel or p .. rel end
+  if cache then cache[m] = t end
+  return t
 end
 M.target_of = target_of
 
@@ -216,11 +220,12 @@ end
 -- new group for a slave copy), shared_to_slave (a shared old gives a
 -- slave), unprivileged (the flags old has are locked).
 local function clone(w, old, root, fl)
-  local m = new_mount(w, old.sb, root, copy_flags(old.flags))
+  -- (a flags table is never changed in place: copies share it)
+  local m = new_mount(w, old.sb, root, old.flags)
   m.locked = old.locked
   -- a copy is never unbindable (an unbindable mount copied by unshare
   -- gives a private one: spec 22 "unshare copies unbindable mounts")
-  m.lock_flags = old.lock_flags and copy_flags(old.lock_flags) or nil
+  m.lock_flags = old.lock_flags
   if fl.slave or (fl.shared_to_slave and old.group) then
     set_master(m, old)
   else
@@ -230,9 +235,10 @@ local function clone(w, old, root, fl)
   if fl.make_shared and not m.group then set_shared(w, m) end
   if m.group then m.unbindable = false end
   if fl.unprivileged then
-    m.lock_flags = m.lock_flags or {}
-    for k, v in pairs(m.flags) do if v then m.lock_flags[k] = true end end
-    m.lock_flags.atime = true
+    local lf = old.lock_flags and copy_flags(old.lock_flags) or {}
+    for k, v in pairs(m.flags) do if v == true then lf[k] = true end end
+    lf.atime = true
+    m.lock_flags = lf
   end
   return m
 end
@@ -718,6 +724,7 @@ local function mount_flags_of(names, old)
 end
 
 local function options_text(f)
+  if f.text_ then return f.text_ end
   local out = { f.ro and "ro" or "rw" }
   if f.nosuid then out[#out + 1] = "nosuid" end
   if f.nodev then out[#out + 1] = "nodev" end
@@ -726,7 +733,8 @@ local function options_text(f)
   if f.nodiratime then out[#out + 1] = "nodiratime" end
   if f.atime == "relatime" then out[#out + 1] = "relatime" end
   if f.nosymfollow then out[#out + 1] = "nosymfollow" end
-  return table.concat(out, ",")
+  f.text_ = table.concat(out, ",")
+  return f.text_
 end
 
 -- whether m is the root of its mount (a path at it names the mount itself)
@@ -1181,7 +1189,7 @@ local function dominating(m, ns)
   return nil
 end
 
-local function record_of(m, ns, with_from)
+local function record_of(m, ns, with_from, cache)
   local master = m.master and m.master.group and m.master.group.id or nil
   local dom = with_from and m.master and dominating(m, ns) or nil
   local shared = m.group and m.group.id or nil
@@ -1191,7 +1199,7 @@ local function record_of(m, ns, with_from)
   if prop == "" then prop = "private" end
   return {
     id = m.uid, parent_id = m.parent and m.parent.uid or ns.root_parent,
-    major = 0, minor = m.sb.dev, root = m.root, target = target_of(m),
+    major = 0, minor = m.sb.dev, root = m.root, target = target_of(m, cache),
     options = options_text(m.flags), fstype = m.sb.fstype, source = m.sb.source,
     super_options = m.sb.super_options, shared = shared, master = master,
     propagate_from = (with_from and dom and dom ~= master) and dom or nil,
@@ -1214,7 +1222,10 @@ function Space:mounts(opts)
   opts = argcheck.options(opts, "ns:mounts", 1, { "propagate_from", "root" }, 2)
   local records = {}
   local with_from = opts.propagate_from or M.propagate_from
-  for _, m in ipairs(self:_list()) do records[#records + 1] = record_of(m, self, with_from) end
+  local cache = {}
+  for _, m in ipairs(self:_list()) do
+    records[#records + 1] = record_of(m, self, with_from, cache)
+  end
   if opts.root ~= nil then
     local root = mtable.normpath(opts.root, "ns:mounts", 1, 2)
     local kept = {}
