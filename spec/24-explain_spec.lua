@@ -327,6 +327,35 @@ describe("mountns.explain", function()
       .. "propagates to it%.\n", r.text)
   end)
 
+  it("follows a move (quiz A) and an rbind that skips an unbindable mount", function()
+    local r = mountns.scenario(function(ns)
+      ns:mkdir("/mnt/1"); ns:mkdir("/tmp")
+      ns:bind("/mnt", "/mnt")
+      ns:make_shared("/mnt")
+      ns:bind("/mnt", "/tmp")
+      ns:move("/tmp", "/mnt/1")
+      ns:mkdir("/tree2"); ns:mkdir("/tree")
+      ns:mount("tree", "/tree", "tmpfs")
+      ns:mkdir("/tree/sub")
+      ns:mount("sub", "/tree/sub", "tmpfs")
+      ns:make_unbindable("/tree/sub")
+      ns:bind("/tree", "/tree2", { recursive = true })
+      return { copy = mountns.explain(ns, "/mnt/1/1"), gone = mountns.explain(ns, "/tmp"),
+               pruned = mountns.explain(ns, "/tree2/sub"),
+               facts = { ns:find("/mnt/1/1") ~= nil, ns:find("/tmp") == nil,
+                         ns:find("/tree2/sub") == nil, ns:find("/mnt/1/1").shared ==
+                         ns:find("/mnt").shared } }
+    end)
+    assert.are.same({ true, true, true, true }, r.facts)
+    assert.matches('^/mnt/1/1 in ns1 is a copy of ns1:move%("/tmp", "/mnt/1"%) %([^)]*%), '
+      .. "propagated from ns1 through peer group %d+, made at /tmp/1 %(now /mnt/1/1%)", r.copy)
+    assert.matches('^/tmp is not in ns1: ns1:move%("/tmp", "/mnt/1"%) %([^)]*%) moved it to '
+      .. "/mnt/1%.\n", r.gone)
+    assert.matches('^/tree2/sub is not in ns1: ns1:bind%("/tree", "/tree2", {recursive = '
+      .. 'true}%) %([^)]*%) copied the mounts under /tree but skipped /tree/sub, which is '
+      .. "unbindable%.\n", r.pruned)
+  end)
+
   it("refuses what is neither a scenario nor a model namespace", function()
     assert.has_error(function() mountns.explain({}, "/X") end,
       "bad argument #1 to 'explain' (a scenario or model namespace expected, got table)")

@@ -275,6 +275,9 @@ local function groups_of(w)
     if e.kind == "call" then
       local op, rest = tostring(e.call):match("^(%S+)%s*(.*)$")
       g = { call = e, events = {}, op = op }
+      if VERBS[op] then
+        g.src = rest:match("^(/[^ ]*) /")
+      end
       if e.target then
         g.path = e.target
       elseif VERBS[op] then
@@ -368,15 +371,28 @@ local function why(w, mns, path, depth)
       if g.call.ns == ns and g.op and g.op:match("^make%-") and g.path == at then add(g.call) end
     end
   end
+  -- An event's path as it is now: its target (the path when it happened)
+  -- carried along by the moves made later in its namespace.
+  local function now_path(e, gi)
+    local p = e.target
+    for j = gi, #groups do -- the move itself too: its copies are named before it attaches
+      local g = groups[j]
+      if p and g.op == "move" and g.call.ns == e.ns and g.src and g.path and not g.failed
+         and is_under(p, g.src) and g.src ~= "/" then
+        p = g.path .. p:sub(#g.src + 1)
+      end
+    end
+    return p
+  end
   if m then
     -- the last event that put a mount at path in this namespace
     local found, found_g
-    for _, g in ipairs(groups) do
+    for gi, g in ipairs(groups) do
       if g.call.ns == label and VERBS[g.op] and g.path == path and not g.failed then
         found, found_g = g.call, g
       end
       for _, e in ipairs(g.events) do
-        if e.ns == label and e.target == path then
+        if e.ns == label and e.target and now_path(e, gi) == path then
           if e.kind == "propagated" then found, found_g = e, g
           elseif e.kind == "removed" then found, found_g = nil, nil end
         end
@@ -396,9 +412,11 @@ local function why(w, mns, path, depth)
         VERBS[found_g.op] or found_g.op, call_name(found_g), now), chain
     elseif found then
       add_group(found_g, function(e) return e == found or e.ns == found.from_ns end)
-      return string.format("%s in %s is a copy of %s, propagated from %s through %s (%s).%s",
+      local moved = found.target ~= path and (", made at " .. escape(found.target)
+        .. " (now " .. escape(path) .. ")") or ""
+      return string.format("%s in %s is a copy of %s, propagated from %s through %s%s (%s).%s",
         escape(path), label, call_name(found_g), tostring(found.from_ns),
-        tostring(found.via), escape(tostring(found.rule)), now), chain
+        tostring(found.via), moved, escape(tostring(found.rule)), now), chain
     end
     -- no event here: the namespace was copied with it
     local parent = parents_of(w, groups)[label]
@@ -416,7 +434,12 @@ local function why(w, mns, path, depth)
       return string.format("%s in %s came with %s itself: %s copied the mounts of %s%s.%s",
         escape(path), label, label, call_name(parent.group), parent.from, more, now), chain
     end
-    return string.format("%s in %s was there from the start (the scenario's first mount).%s",
+    if not t:by_id(m.parent_id) or m.parent_id == m.id then
+      return string.format("%s in %s was there from the start (the scenario's first mount).%s",
+        escape(path), label, now), chain
+    end
+    return string.format("%s in %s: no event of the history put a mount at this path (a "
+      .. "copy made under a mount that was moved later keeps the path it had then).%s",
       escape(path), label, now), chain
   end
 
@@ -456,10 +479,27 @@ local function why(w, mns, path, depth)
       end
     end
   end
+  -- moved away from here?
+  for i = #groups, 1, -1 do
+    local g = groups[i]
+    if g.op == "move" and g.src == path and g.call.ns == label and not g.failed then
+      add_group(g, function(x) return x.kind ~= "error" end)
+      return string.format("%s is not in %s: %s moved it to %s.", escape(path), label,
+        call_name(g), escape(tostring(g.path))), chain
+    end
+    if VERBS[g.op] and g.path == path and g.call.ns == label and not g.failed then break end
+  end
   -- a call that put a mount at this path: stopped where?
   local sentence
   for i = #groups, 1, -1 do
     local g = groups[i]
+    if VERBS[g.op] and g.path == path and not g.failed and g.call.ns == label then
+      -- made here, and gone (covered, or taken by a call mountns did not see)
+      add_group(g, function(x) return x.kind ~= "error" end)
+      sentence = string.format("%s is not in %s, though %s put a mount there: no later "
+        .. "event of the history took it away.", escape(path), label, call_name(g))
+      break
+    end
     if VERBS[g.op] and g.path == path and not g.failed then
       for _, e in ipairs(g.events) do
         -- the receiving side in this namespace stopped it
@@ -502,7 +542,7 @@ local function why(w, mns, path, depth)
     -- blocked on the receiving side at a mount above path
     for i = #groups, 1, -1 do
       for _, e in ipairs(groups[i].events) do
-        if not sentence and e.kind == "blocked" and e.ns == label and e.target
+        if not sentence and e.kind == "blocked" and e.ns == label and e.target and e.via
            and e.target ~= path and is_under(path, e.target) then
           add_group(groups[i], function(x) return x == e end)
           sentence = string.format("%s is not in %s: %s was stopped there (%s).", escape(path),
@@ -511,8 +551,27 @@ local function why(w, mns, path, depth)
       end
     end
   end
-  return sentence or string.format("%s is not in %s: no call mounted anything at %s in any "
-    .. "namespace of this %s.", escape(path), label, escape(path), "world"), chain
+  if not sentence then
+    -- an rbind that would have copied a mount here, had it not been unbindable
+    for i = #groups, 1, -1 do
+      local g = groups[i]
+      if not sentence and g.op == "rbind" and g.src and g.path and not g.failed
+         and g.call.ns == label and path ~= g.path and is_under(path, g.path) then
+        local from = g.src == "/" and path:sub(#g.path + 1) or (g.src .. path:sub(#g.path + 1))
+        local src = t:find(from)
+        if src and src.unbindable then
+          add_group(g, function(x) return x.kind ~= "error" end)
+          propagation_history(label, from)
+          sentence = string.format("%s is not in %s: %s copied the mounts under %s but "
+            .. "skipped %s, which is unbindable.", escape(path), label, call_name(g),
+            escape(g.src), escape(from))
+        end
+      end
+    end
+  end
+  return sentence or string.format("%s is not in %s: no call mounted anything at %s and no "
+    .. "copy reached it, in any namespace of this world.", escape(path), label,
+    escape(path)), chain
 end
 
 -- A kernel scenario's answer names the kernel's peer groups, not the
