@@ -410,7 +410,8 @@ describe("the model against the kernel", function()
     assert.are.equal("ELOOP ELOOP", outcomes)
   end)
 
-  it("a copy tucked under a mount of a less privileged namespace leaves that mount unlocked", function()
+  it("a copy tucked under a mount of a less privileged namespace: that mount stays unlocked",
+     function()
     local _, outcomes = same(function(ns1, nss, try)
       ns1:make_shared("/")
       ns1:mkdir("/b")
