@@ -698,9 +698,12 @@ end
 
 -- ---- the operations ------------------------------------------------------------
 
-local function set_call(ns, text)
+local function set_call(ns, text, target, source)
   ns.world.current_call = text
-  event(ns.world, { ns = ns.label_, call = text, kind = "call" })
+  -- target, source: the paths of the call, for explain (the text cannot
+  -- be split where a path holds a space)
+  event(ns.world, { ns = ns.label_, call = text, kind = "call", target = target,
+                    source = source })
 end
 
 -- mount flags -> the mount's flags table (do_mount's per-mount part)
@@ -768,7 +771,7 @@ for kind, names in pairs(PROP_OPS) do
     path = check_path(path, "ns:" .. fname, 1)
     opts = check_keys(opts, { recursive = "boolean" }, "ns:" .. fname, 2)
     local op = opts.recursive and names[2] or names[1]
-    set_call(self, op .. " " .. path)
+    set_call(self, op .. " " .. path, path)
     change_type(self, path, kind, opts.recursive, op)
     return true
   end)
@@ -989,7 +992,7 @@ Space.mount = method("mount", function(self, source, target, fstype, flags, data
   fstype = opt_string(fstype, "ns:mount", 3, "fstype")
   local names = check_flags(flags, MOUNT_FLAGS, "ns:mount", 4)
   data = opt_string(data, "ns:mount", 5, "data")
-  set_call(self, "mount " .. source .. " " .. target)
+  set_call(self, "mount " .. source .. " " .. target, target)
   local op, prop, rec
   for _, n in ipairs(names) do
     local d = MOUNT_FLAGS[n]
@@ -1016,7 +1019,7 @@ end)
 Space.umount = method("umount", function(self, target, flags)
   target = check_path(target, "ns:umount", 1)
   local names = check_flags(flags, UMOUNT_FLAGS, "ns:umount", 2)
-  set_call(self, "umount " .. target)
+  set_call(self, "umount " .. target, target)
   umount_op(self, target, names)
   return true
 end)
@@ -1027,7 +1030,8 @@ Space.bind = method("bind", function(self, source, target, opts)
   source = check_path(source, "ns:bind", 1)
   target = check_path(target, "ns:bind", 2)
   opts = check_keys(opts, { recursive = "boolean" }, "ns:bind", 3)
-  set_call(self, (opts.recursive and "rbind " or "bind ") .. source .. " " .. target)
+  set_call(self, (opts.recursive and "rbind " or "bind ") .. source .. " " .. target, target,
+    source)
   bind_op(self, source, target, opts.recursive)
   return true
 end)
@@ -1037,7 +1041,7 @@ end)
 Space.move = method("move", function(self, from, to)
   from = check_path(from, "ns:move", 1)
   to = check_path(to, "ns:move", 2)
-  set_call(self, "move " .. from .. " " .. to)
+  set_call(self, "move " .. from .. " " .. to, to, from)
   move_op(self, from, to)
   return true
 end)
