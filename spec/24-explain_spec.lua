@@ -356,6 +356,16 @@ describe("mountns.explain", function()
       .. "unbindable%.\n", r.pruned)
   end)
 
+  it("names a path with a space (the model's call events carry their paths)", function()
+    local text = model.scenario(function(sh1)
+      local sh2 = article(sh1)
+      sh1:mkdir("/a b"); sh1:bind("/X", "/a b")
+      return mountns.explain(sh2, "/a b") .. mountns.explain(sh1, "/a b")
+    end)
+    assert.matches("^/a b was bound in sh1 under /, which is private in sh1: no propagation to "
+      .. "sh2%.\n.*\n/a b in sh1 was bound there by bind /X /a b in sh1%.\n", text)
+  end)
+
   it("refuses what is neither a scenario nor a model namespace", function()
     assert.has_error(function() mountns.explain({}, "/X") end,
       "bad argument #1 to 'explain' (a scenario or model namespace expected, got table)")

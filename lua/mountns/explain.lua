@@ -276,7 +276,7 @@ local function groups_of(w)
       local op, rest = tostring(e.call):match("^(%S+)%s*(.*)$")
       g = { call = e, events = {}, op = op }
       if VERBS[op] then
-        g.src = rest:match("^(/[^ ]*) /")
+        g.src = e.source or rest:match("^(/[^ ]*) /")
       end
       if e.target then
         g.path = e.target
