@@ -1,11 +1,12 @@
 -- A namespace copy of an unbindable mount. sharedsubtree.rst, 5g "Clone
 -- Namespace": "If 'A' is unbindable mount, then 'B' is a unbindable mount
 -- too." The kernel copies the mount (a namespace copy copies unbindable
--- mounts, which a bind never does) but, since Linux 6.17, not its
+-- mounts, which a bind never does) but, on recent kernels, not its
 -- unbindable state: the copy is private (measured: unbindable on 6.1 and
--- 6.12, private on 6.18). Linux 6.17 moved the unbindable flag out of the
--- mount flags that a copy takes from its original ("mount: separate the
--- flags accessed only under namespace_sem"). unshare(2) alone is the
+-- 6.12, private on 6.18). The likely cause: "mount: separate the flags
+-- accessed only under namespace_sem" (for 6.17, the first kernel this
+-- script expects it on) moved the unbindable flag out of the mount flags
+-- that a copy takes from its original. unshare(2) alone is the
 -- document's clone: propagation "unchanged" (unshare(1)'s default,
 -- "private", makes every mount of the copy private anyway).
 local mountns = require "mountns"

@@ -31,7 +31,7 @@ local function kernel_version()
   return { tonumber(a) or 0, tonumber(b) or 0 }
 end
 local KV = kernel_version()
--- Linux 6.17 moved MNT_UNBINDABLE out of mnt_flags (Al Viro, "mount:
+-- Since Linux 6.17 (we believe) MNT_UNBINDABLE is out of mnt_flags (Al Viro, "mount:
 -- separate the flags accessed only under namespace_sem"): clone_mnt copies
 -- mnt_flags only, so a namespace copy of an unbindable mount is private.
 -- Measured: kept on 6.1 and 6.12, private on 6.18.
