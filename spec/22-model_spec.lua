@@ -584,5 +584,23 @@ describe("the model alone", function()
     local text = table.concat(kinds, "\n")
     assert.truthy(text:find("blocked /\n", 1, true), text)       -- /Z under the private /
     assert.truthy(text:find("propagated /X/a", 1, true), text)   -- to sh2
+    -- a slave's copy says which master carried it; a copy an umount took,
+    -- which relation; a call, its path
+    local w2
+    model.scenario(function(sh1)
+      w2 = sh1.world
+      sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
+      sh1:unshare { propagation = "slave", label = "sh3" }
+      sh1:mkdir("/X/a"); sh1:mount("a", "/X/a", "tmpfs")
+      sh1:umount("/X/a")
+    end)
+    local seen = {}
+    for _, e in ipairs(w2.events) do
+      seen[#seen + 1] = table.concat({ e.ns, e.kind, tostring(e.target), tostring(e.via) }, " ")
+    end
+    local all = table.concat(seen, "\n")
+    assert.truthy(all:find("ns1 call /X/a nil\n", 1, true), all)
+    assert.truthy(all:find("sh3 propagated /X/a master 1", 1, true), all)
+    assert.truthy(all:find("sh3 removed /X/a master 1", 1, true), all)
   end)
 end)

@@ -392,14 +392,18 @@ local function attach(w, source, dest, mp, ctx)
         child.parent, child.mp = m, mp
         if m.group then last[m.group] = child end
         tree[#tree + 1] = child
-        local via
-        if same_group(m, dest) then via = "peer group " .. dest.group.id
-        else via = "master " .. (m.master.group and m.master.group.id or "?") end
+        local via, rule
+        if same_group(m, dest) then
+          via = "peer group " .. dest.group.id
+          rule = "a peer of the mount the call attached to"
+        else
+          local g = m.master.group and m.master.group.id or "?"
+          via = "master " .. g
+          rule = "a slave of peer group " .. g .. ": it receives what that group propagates"
+        end
         event(w, { ns = label_of(m.ns), call = ctx.call, kind = "propagated",
                    target = target_at(m, mp),
-                   via = via, from_ns = label_of(ctx.ns),
-                   rule = same_group(m, dest) and "a peer of the mount the call attached to"
-                     or "a slave of a mount that received the copy" })
+                   via = via, from_ns = label_of(ctx.ns), rule = rule })
       end
     end
     for _, m in ipairs(subtree(source)) do
@@ -853,7 +857,8 @@ local function take_out(w, list, ctx)
   end
   for _, m in ipairs(list) do
     event(w, { ns = label_of(m.ns), call = ctx.call, kind = "removed", target = target_of(m),
-               from_ns = label_of(ctx.ns), rule = m.why or "unmounted" })
+               via = m.why_via, from_ns = label_of(ctx.ns), rule = m.why or "unmounted" })
+    m.why_via = nil
   end
   for _, m in ipairs(list) do
     detach_child(m)
@@ -921,6 +926,9 @@ local function umount_op(ns, target, names)
   end
   local keep = {}
   for _, c in ipairs(clist) do
+    c.why_via = c.parent and (c.parent.group and ("peer group " .. c.parent.group.id)
+      or (c.parent.master and c.parent.master.group
+          and ("master " .. c.parent.master.group.id))) or nil
     local stays = false
     for _, k in ipairs(c.children) do
       if k.mp ~= c.root and leaves(k) then stays = true; break end
@@ -1053,7 +1061,7 @@ Space.remount = method("remount", function(self, target, flags, data, opts)
   local names = check_flags(flags, MOUNT_FLAGS, "ns:remount", 2)
   data = opt_string(data, "ns:remount", 3, "data")
   opts = check_keys(opts, { bind = "boolean" }, "ns:remount", 4)
-  set_call(self, "remount " .. target)
+  set_call(self, "remount " .. target, target)
   remount_op(self, target, names, data, opts.bind)
   return true
 end)
@@ -1066,7 +1074,7 @@ Space.mkdir = method("mkdir", function(self, path, opts)
     o[k] = v
   end
   path = check_path(path, "ns:mkdir", 1)
-  set_call(self, "mkdir " .. path)
+  set_call(self, "mkdir " .. path, path)
   local p = walkpath(path)
   local parts = components(p)
   local sofar = "/"
@@ -1100,7 +1108,7 @@ Space.write = method("write", function(self, path, text)
   if type(text) ~= "string" then
     argcheck.error("ns:write", 2, "string expected, got " .. type(text), 3)
   end
-  set_call(self, "write " .. path)
+  set_call(self, "write " .. path, path)
   local p = walkpath(path)
   if p == "/" then fail("EISDIR", "write", path) end
   local mnt, dpath = resolve(self, parent_dir(p), "write", path)
@@ -1365,7 +1373,7 @@ Space.pivot_root = method("pivot_root", function(self, new_root, opts)
   opts = argcheck.options(opts, "ns:pivot_root", 2, { "put_old" }, 3)
   local put_old = opts.put_old
   if put_old ~= nil then put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 3) end
-  set_call(self, "pivot_root " .. new_root)
+  set_call(self, "pivot_root " .. new_root, new_root)
   local nr = walkpath(new_root)
   if put_old then
     resolve(self, nr, "chdir", new_root)
