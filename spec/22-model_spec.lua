@@ -455,31 +455,14 @@ describe("examples under mountns run --model", function()
     end
     return table.concat(kept, "\n"), out
   end
-  local function source(file)
-    local f = assert(io.open(file))
-    local s = f:read("*a")
-    f:close()
-    return s
-  end
   local p = io.popen("ls " .. helper.ROOT .. "/examples/*.lua")
   for file in p:lines() do
-    local name = file:match("[^/]*$")
-    -- ns:shell (ls, cat and the shell's look-ups run host tools and files
-    -- inside the namespace) is out of the model's reach
-    if source(file):find(":shell", 1, true) then
-      it(name .. ": ns:shell is not available in the model, and says so", function()
-        local _, out = verdicts("--model ", file)
-        assert.truthy(out:find("ns:shell: not available in the model", 1, true), out)
-        assert.truthy(out:match("exit=1"), out)
-      end)
-    else
-      it(name .. ": the same verdicts and golden texts as on the kernel", function()
-        local kernel = verdicts("", file)
-        local got, out = verdicts("--model ", file)
-        assert.truthy(got:match("exit=0$"), out)
-        assert.are.equal(kernel, got)
-      end)
-    end
+    it(file:match("[^/]*$") .. ": the same verdicts and golden texts as on the kernel", function()
+      local kernel = verdicts("", file)
+      local got, out = verdicts("--model ", file)
+      assert.truthy(got:match("exit=0$"), out)
+      assert.are.equal(kernel, got)
+    end)
   end
   p:close()
 end)

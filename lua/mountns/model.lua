@@ -1395,7 +1395,28 @@ Space.pivot_root = method("pivot_root", function(self, new_root, opts)
   return true
 end)
 
-for _, name in ipairs { "shell", "exec", "pid", "watch", "userns", "handle",
+-- mountns.shell's method, once that module is loaded (it registers it)
+local shell_method
+
+--- Set the function behind a model namespace's `ns:shell(text, opts)`
+-- (`mountns.shell` registers its method when it loads: the model, a lower
+-- layer, cannot require it).
+-- @tparam function fn called as fn(ns, text, opts)
+function M.set_shell(fn)
+  shell_method = fn
+end
+
+--- Run a shell transcript in this namespace (`mountns.shell`); raises
+-- `ns:shell: not available in the model` when mountns.shell is not loaded.
+-- Its `ls` runs a host tool (`ns:exec`): not in the model.
+function Space:shell(text, opts)
+  check_open(self, "shell")
+  if not shell_method then error("ns:shell: not available in the model", 2) end
+  local out, names, steps = shell_method(self, text, opts)
+  return out, names, steps
+end
+
+for _, name in ipairs { "exec", "pid", "watch", "userns", "handle",
                         "chdir", "symlink", "open_tree", "move_mount", "fsmount",
                         "mount_setattr" } do
   Space[name] = function(self)

@@ -16,6 +16,7 @@
 local core = require "mountns.core"
 local format = require "mountns.format"
 local argcheck = require "mountns.args"
+local model = require "mountns.model"
 
 local M = {}
 
@@ -119,6 +120,8 @@ local function inside(ns, fn, ...)
 end
 
 local function exists(ns, path)
+  -- a model namespace has no files of its own for io.open: ask it
+  if model.is_namespace(ns) then return ns:exists(path) end
   return inside(ns, function()
     local f = io.open(path, "r")
     if f then f:close(); return true end
@@ -127,6 +130,7 @@ local function exists(ns, path)
 end
 
 local function is_dir(ns, path)
+  if model.is_namespace(ns) then return (pcall(ns.ls, ns, path)) end
   return inside(ns, function()
     local f = io.open(path == "/" and "/." or path .. "/.", "r")
     if f then f:close(); return true end
@@ -797,5 +801,8 @@ function M.method(ns, text, opts)
   local out, names, steps = run(ns, text, opts, 4)
   return out, names, steps
 end
+
+-- a model namespace's ns:shell is this one (the model cannot require it)
+model.set_shell(M.method)
 
 return M
