@@ -299,6 +299,54 @@ $ mount -o remount,ro /mv
     end)
   end)
 
+  describe("ls", function()
+    -- a tree with dot files, a file, a dangling symlink and a directory
+    local function tree(ns)
+      ns:mkdir("/w"); ns:mount("w", "/w", "tmpfs")
+      for _, f in ipairs { "/w/b", "/w/.h", "/w/A", "/w/d/y", "/w/d/.x" } do
+        ns:mkdir(f:match("^(.*)/")); ns:write(f, "")
+      end
+      ns:mkdir("/w/e")
+      ns:symlink("/nope", "/w/dl")
+    end
+    local LINES = { "ls w", "ls -a w", "ls -A w/d", "ls -1 w/e", "ls w/d w/b w/e",
+                    "ls w/nope w/d", "ls w/dl", "ls w/b/x", "ls -aA1 w/d w", "ls -A -a w/d" }
+
+    it("lists what GNU ls lists in the C locale (the host's ls on the same tree)", function()
+      local r = scenario(function(ns)
+        tree(ns)
+        local res = {}
+        for i, line in ipairs(LINES) do
+          local _, _, steps = ns:shell(line .. "\n")
+          local real = ns:exec { "sh", "-c", "cd /proc/" .. ns:pid() .. "/root && LC_ALL=C "
+            .. line:gsub("^ls", "ls -1") .. " 2>&1" }
+          res[i] = { out = steps[1].output, status = steps[1].status,
+                     real = real.stdout, code = real.code }
+        end
+        return res
+      end)
+      for i, line in ipairs(LINES) do
+        -- ls -1 into a pipe puts a name a line; the transcript, as in a
+        -- terminal, two spaces between names
+        assert.are.equal(r[i].real, (r[i].out:gsub("  ", "\n")), line)
+        assert.are.equal(r[i].code, r[i].status, line)
+      end
+    end)
+
+    it("needs no host tool: a transcript's ls runs with no ls in PATH", function()
+      local interp = helper.sh("command -v " .. helper.LUA)
+      local cmd = helper.lua_cmd():gsub("^env ", "env PATH=/mountns-spec-no-tools ")
+        :gsub("%S+$", interp)
+      local out = helper.sh(cmd .. [[ -e '
+        local mountns = require "mountns"
+        io.write(mountns.scenario(function(ns)
+          ns:mkdir("/w"); ns:mount("w", "/w", "tmpfs"); ns:mkdir("/w/a"); ns:write("/w/b", "")
+          return (ns:shell("ls /w\n"))
+        end))' 2>&1]])
+      assert.are.equal("ls /w\na  b", out)
+    end)
+  end)
+
   describe("namespaces and prompts", function()
     it("switches by prompt name and by @name; a new terminal starts in the first namespace",
       function()

@@ -473,35 +473,51 @@ local function cmd_touch(sh, ns, args)
   return status
 end
 
--- ls runs the host's ls on /proc/PID/root/PATH of a process in ns (ns:exec):
--- Lua has no readdir, and that path resolves in ns's own tree.
+-- ls lists with ns:ls (readdir inside ns: no host tool, no process), as
+-- GNU ls does in the C locale: operands and names sorted by byte, names
+-- starting with '.' only with -a (with . and ..) or -A (the last wins); missing operands
+-- named first, then the ones that are not directories (a file, a dangling
+-- symlink) as given, then each directory (with a "DIR:" header when there
+-- are several operands). Names are listed on one line, as in a terminal.
 local function cmd_ls(sh, ns, args)
-  local flags, paths = {}, {}
+  local dots, paths = nil, {} -- dots: "a" (-a), "A" (-A), the last one given
   for _, w in ipairs(args) do
-    if w:match("^%-[aA1]+$") then flags[#flags + 1] = w
+    if w:match("^%-[aA1]+$") then
+      dots = w:match(".*([aA])") or dots
     elseif w:sub(1, 1) == "-" then bad("ls: option " .. w .. " is not supported (-a, -A, -1)")
     else paths[#paths + 1] = w end
   end
   if #paths == 0 then paths[1] = "." end
-  local root = "/proc/" .. ns:pid() .. "/root"
-  local status = 0
-  for i, p in ipairs(paths) do
+  table.sort(paths)
+  local status, files, dirs = 0, {}, {}
+  for _, p in ipairs(paths) do
     local abs = p:sub(1, 1) == "/" and p or "/" .. p
-    local argv = { "ls", "-1" }
-    for _, f in ipairs(flags) do argv[#argv + 1] = f end
-    argv[#argv + 1] = "--"
-    argv[#argv + 1] = root .. (abs == "/" and "/" or abs)
-    local r = ns:exec(argv)
-    if r.code ~= 0 then
-      local why = (r.stderr:match(": ([^:]*)$") or r.stderr):gsub("%s+$", "")
-      say(sh, "ls: cannot access '" .. p .. "': " .. why .. "\n")
-      status = 2
+    local ok, names = pcall(ns.ls, ns, abs)
+    local ename, text
+    if not ok then ename, text = errno_of(names) end
+    if ok then
+      dirs[#dirs + 1] = { path = p, names = names }
+    elseif (ename == "ENOTDIR" or ename == "ENOENT") and ns:exists(abs) then
+      files[#files + 1] = p
+    elseif not ename then
+      error(names, 0) -- a misuse inside mountns: a bug here
     else
-      local names = {}
-      for name in r.stdout:gmatch("[^\n]+") do names[#names + 1] = name end
-      if #paths > 1 then say(sh, (i > 1 and "\n" or "") .. p .. ":\n") end
-      if #names > 0 then say(sh, table.concat(names, "  ") .. "\n") end
+      say(sh, "ls: " .. (ename == "EACCES" and "cannot open directory" or "cannot access")
+        .. " '" .. p .. "': " .. text .. "\n")
+      status = 2
     end
+  end
+  if #files > 0 then say(sh, table.concat(files, "  ") .. "\n") end
+  for i, d in ipairs(dirs) do
+    local shown = dots == "a" and { ".", ".." } or {}
+    for _, name in ipairs(d.names) do
+      if dots or name:sub(1, 1) ~= "." then shown[#shown + 1] = name end
+    end
+    table.sort(shown)
+    if #paths > 1 then
+      say(sh, ((i > 1 or #files > 0) and "\n" or "") .. d.path .. ":\n")
+    end
+    if #shown > 0 then say(sh, table.concat(shown, "  ") .. "\n") end
   end
   return status
 end
