@@ -148,8 +148,12 @@ end
 -- A mount: sb, root (a path in sb), parent (a mount), mp (the mount point: a
 -- path in the parent's sb), ns, children (attach order), flags, group
 -- ({id, ring}), master (a mount), slaves (list), unbindable, locked.
+-- children and slaves start as this shared empty list, replaced by a list
+-- of the mount's own before the first insertion (most mounts have none)
+local NONE = setmetatable({}, { __newindex = function() error("model: NONE is shared", 2) end })
+
 local function new_mount(w, sb, root, flags)
-  local m = { uid = next_uid(w), sb = sb, root = root, children = {}, slaves = {},
+  local m = { uid = next_uid(w), sb = sb, root = root, children = NONE, slaves = NONE,
               flags = flags, unbindable = false, locked = false }
   w.mounts[#w.mounts + 1] = m
   return m
@@ -190,6 +194,7 @@ end
 local function set_master(m, master, after)
   m.master = master
   if not master then return end
+  if master.slaves == NONE then master.slaves = {} end
   local i = after and index_of(master.slaves, after)
   table.insert(master.slaves, i and i + 1 or 1, m)
 end
@@ -254,6 +259,7 @@ end
 
 local function attach_child(parent, m, mp)
   m.parent, m.mp = parent, mp
+  if parent.children == NONE then parent.children = {} end
   parent.children[#parent.children + 1] = m
 end
 
@@ -465,18 +471,19 @@ local function make_slave(m)
     master = m.master
     if not master then
       for _, s in ipairs(m.slaves) do s.master = nil end
-      m.slaves = {}
+      m.slaves = NONE
       return
     end
   end
   if m.master then remove_value(m.master.slaves, m) end
+  if master.slaves == NONE then master.slaves = {} end
   -- m's slaves go to the front of the new master's list, one at a time
   for _, s in ipairs(m.slaves) do
     s.master = master
     table.insert(master.slaves, 1, s)
   end
   table.insert(master.slaves, 1, m)
-  m.slaves = {}
+  m.slaves = NONE
   m.master = master
 end
 
