@@ -207,6 +207,38 @@ describe("the model against the kernel", function()
     end
   end)
 
+  it("a locked copy hidden under a mount that goes stays, unless its parent goes", function()
+    -- found by mountns check (seed 11, sequence 135): X'' in ns3 stays
+    local text = same(function(ns1, nss)
+      ns1:mkdir("/a/x")
+      local ns2 = ns1:unshare { propagation = "shared" }
+      ns2:mount("x", "/a/x", "tmpfs")
+      ns2:bind("/a", "/a", { recursive = true })
+      local ns3 = ns2:unshare { propagation = "unchanged", user = true }
+      nss[1], nss[2] = ns2, ns3
+      ns2:umount("/a", "detach")
+    end)
+    assert.truthy(text:find("0:2 / /a/x rw,relatime\n?$"), text)
+    -- its parent goes too: it goes
+    text = same(function(ns1, nss)
+      ns1:make_shared("/")
+      ns1:mkdir("/t"); ns1:mount("t", "/t", "tmpfs")
+      ns1:mkdir("/t/a/x"); ns1:mount("x", "/t/a/x", "tmpfs"); ns1:mount("a", "/t/a", "tmpfs")
+      nss[2] = ns1:unshare { propagation = "unchanged", user = true }
+      ns1:umount("/t", "detach")
+    end)
+    assert.falsy(text:find("/t", 1, true), text)
+    -- only hidden by a mount that stays: it goes
+    same(function(ns1, nss)
+      ns1:make_shared("/")
+      ns1:mkdir("/a/x"); ns1:mount("x", "/a/x", "tmpfs")
+      local ns2 = ns1:unshare { propagation = "unchanged", user = true }
+      nss[2] = ns2
+      ns2:mount("a2", "/a", "tmpfs")
+      ns1:umount("/a/x")
+    end)
+  end)
+
   it("lazy umount of a tree; EBUSY without detach", function()
     local _, outcomes = same(function(sh1, nss, try)
       base(sh1)

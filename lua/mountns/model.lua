@@ -942,9 +942,27 @@ local function umount_op(ns, target, names)
     end
     if not stays then keep[#keep + 1] = c end
   end
+  -- A locked candidate whose parent stays, hidden below another mount
+  -- that goes (on the same parent, over a directory above it), stays:
+  -- observed on Linux 6.18 (spec 22 "a locked copy hidden under a mount
+  -- that goes"); a locked one in sight, hidden by a mount that stays, or
+  -- whose parent goes, goes.
+  local going = {}
+  for _, m in ipairs(list) do going[m] = true end
+  for _, c in ipairs(keep) do going[c] = true end
   for _, c in ipairs(keep) do
-    add(c, "a copy at the same mount point in a mount that receives propagation "
-      .. "from the parent: unmounted with it")
+    local hidden = false
+    if c.locked and c.parent and not going[c.parent] then
+      for _, o in ipairs(c.parent.children) do
+        if o ~= c and going[o] and o.mp ~= c.mp and is_subdir(c.mp, o.mp) then
+          hidden = true
+        end
+      end
+    end
+    if not hidden then
+      add(c, "a copy at the same mount point in a mount that receives propagation "
+        .. "from the parent: unmounted with it")
+    end
   end
   -- the over-mounts left on the roots of what goes
   local moves = {}
