@@ -219,6 +219,19 @@ describe("the model against the kernel", function()
       ns2:umount("/a", "detach")
     end)
     assert.truthy(text:find("0:2 / /a/x rw,relatime\n?$"), text)
+    -- and what is mounted on its root stays with it (seed 11 again, with 16 steps)
+    text = same(function(ns1, nss)
+      ns1:mkdir("/a/x")
+      ns1:bind("/a", "/a/x")
+      local ns2 = ns1:unshare { propagation = "shared" }
+      ns2:mount("t1", "/a/x", "tmpfs")
+      ns2:bind("/a", "/a", { recursive = true })
+      local ns3 = ns2:unshare { propagation = "unchanged", user = true }
+      nss[2], nss[3] = ns2, ns3
+      ns2:umount("/a", "detach")
+    end)
+    local _, n = text:gsub(" /a/x ", "")
+    assert.are.equal(3, n, text)
     -- its parent goes too: it goes
     text = same(function(ns1, nss)
       ns1:make_shared("/")

@@ -943,23 +943,37 @@ local function umount_op(ns, target, names)
     if not stays then keep[#keep + 1] = c end
   end
   -- A locked candidate whose parent stays, hidden below another mount
-  -- that goes (on the same parent, over a directory above it), stays:
-  -- observed on Linux 6.18 (spec 22 "a locked copy hidden under a mount
-  -- that goes"); a locked one in sight, hidden by a mount that stays, or
-  -- whose parent goes, goes.
+  -- that goes (over a directory above it, on its parent or on a mount
+  -- further up), stays: observed on Linux 6.18 (spec 22 "a locked copy
+  -- hidden under a mount that goes"); a locked one in sight, hidden by a
+  -- mount that stays, or whose parent goes, goes.
   local going = {}
   for _, m in ipairs(list) do going[m] = true end
   for _, c in ipairs(keep) do going[c] = true end
-  for _, c in ipairs(keep) do
-    local hidden = false
-    if c.locked and c.parent and not going[c.parent] then
-      for _, o in ipairs(c.parent.children) do
-        if o ~= c and going[o] and o.mp ~= c.mp and is_subdir(c.mp, o.mp) then
-          hidden = true
+  local function hidden(c)
+    local n = c
+    while n.parent do
+      for _, o in ipairs(n.parent.children) do
+        if o ~= n and going[o] and o.mp ~= n.mp and is_subdir(n.mp, o.mp) then
+          return true
         end
       end
+      n = n.parent
     end
-    if not hidden then
+    return false
+  end
+  local changed = true
+  while changed do
+    changed = false
+    for _, c in ipairs(keep) do
+      if going[c] and c.locked and c.parent and not going[c.parent] and hidden(c) then
+        going[c] = false
+        changed = true
+      end
+    end
+  end
+  for _, c in ipairs(keep) do
+    if going[c] then
       add(c, "a copy at the same mount point in a mount that receives propagation "
         .. "from the parent: unmounted with it")
     end
