@@ -139,9 +139,8 @@ function M.generate(seed, index, k, opts)
     end
     return out
   end
-  -- a directory: `/` one time in `root`, else mostly one that exists
-  local function dir(g, root)
-    if root and r:int(root) == 1 then return "/" end
+  -- a directory, mostly one that exists (never `/`: see above)
+  local function dir(g)
     local have = listed(g.dirs, true)
     if #have > 0 and r:int(8) > 1 then return r:pick(have) end
     return r:pick(M.PATHS)
