@@ -208,6 +208,23 @@ describe("mountns run", function()
       assert.is_nil(msg:match("stack traceback"))
     end)
 
+    it("stays a failure inside ns:run of a namespace an agent runs (a new user namespace)",
+      function()
+      -- ns:run runs fn in the scenario's process (setns), never in the
+      -- agent: the failure crosses one process boundary, as above
+      local _, direct = pcall(assert.is_true, false)
+      for _, fn in ipairs {
+        function(u) u:run(function() assert.is_true(false) end) end,
+        function(u) u:run(function() assert.mounted(u, "/nope") end) end,
+        function(u) assert.mounted(u:unshare { user = true }, "/nope") end,
+      } do
+        local ok, err = pcall(mountns.scenario, function(ns) fn(ns:unshare { user = true }) end)
+        assert.is_false(ok)
+        assert.are.equal(getmetatable(direct), getmetatable(err))
+        assert.is_nil(tostring(err):match("stack traceback"))
+      end
+    end)
+
     it("an error that is no assertion stays an error", function()
       local ok, err = pcall(mountns.scenario, function(ns) ns:mount("a", "/nope", "tmpfs") end)
       assert.is_false(ok)
