@@ -81,7 +81,8 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 
 /***
 Error numbers by name, as in `<errno.h>`: `errno.ENOENT == 2`. The third
-result of a failed call compares against these.
+result of a failed call compares against these. The numbers map back to
+the names the messages use: `errno[2] == "ENOENT"`.
 @table errno
 @usage local ok, msg, err = mountns.umount("/x")
 if not ok and err == mountns.errno.EINVAL then --[[ not a mount point ]] end
@@ -91,10 +92,17 @@ void lmns_errors_open(lua_State *L)
 {
 	size_t i;
 
-	lua_createtable(L, 0, (int)NERRNAMES);
+	lua_createtable(L, 0, 2 * (int)NERRNAMES);
 	for (i = 0; i < NERRNAMES; i++) {
 		lua_pushinteger(L, errnames[i].value);
 		lua_setfield(L, -2, errnames[i].name);
+		/* the name lmns_errno_name gives: the first one of a number */
+		lua_rawgeti(L, -1, errnames[i].value);
+		if (lua_isnil(L, -1)) {
+			lua_pushstring(L, errnames[i].name);
+			lua_rawseti(L, -3, errnames[i].value);
+		}
+		lua_pop(L, 1);
 	}
 	lua_setfield(L, -2, "errno");
 }

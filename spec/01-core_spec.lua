@@ -510,6 +510,18 @@ describe("mountns core", function()
       assert.are.equal(22, mountns.errno.EINVAL)
       assert.are.equal(28, mountns.errno.ENOSPC)
     end)
+
+    it("maps the numbers back to the names a failure's message uses", function()
+      local _, msg, e = core.readdir("/proc/self/fd/mountns-spec-nope") -- no change to anything
+      assert.are.equal(mountns.errno.ENOENT, e)
+      assert.are.equal("ENOENT", mountns.errno[e])
+      assert.matches("%(" .. mountns.errno[e] .. "%)$", msg)
+      for name, n in pairs(mountns.errno) do
+        if type(name) == "string" then
+          assert.are.equal(n, mountns.errno[mountns.errno[n]], name)
+        end
+      end
+    end)
   end)
 
   describe("bad arguments raise errors naming the argument", function()

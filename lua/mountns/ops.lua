@@ -38,18 +38,13 @@ function ops.pivot_root(new_root, put_old)
   return ok, err, errno
 end
 
--- errno -> its name (core.errno maps names to numbers only)
-local errno_names
--- An io failure in the core's form: "op path: strerror (ENAME)", errno.
+-- An io failure in the core's form: "op path: strerror (ENAME)", errno
+-- (core.errno maps numbers back to names).
 local function failed(op, path, err, errno)
-  if not errno_names then
-    errno_names = {}
-    for name, n in pairs(core.errno) do errno_names[n] = name end
-  end
   -- io.open's message is "path: strerror"; the core's form names the op
   local why = tostring(err):match(": ([^:]*)$") or tostring(err)
   return nil, string.format("%s %s: %s (%s)", op, core.escape(path), why,
-    errno_names[errno] or tostring(errno)), errno
+    core.errno[errno] or tostring(errno)), errno
 end
 
 --- Write text to a file (created or truncated), as `printf %s text > path`.
