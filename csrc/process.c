@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -609,6 +610,128 @@ static int lmns_process_exit(lua_State *L)
 	return 0;
 }
 
+/*
+ * fresh_heap: a forked child's Lua allocations from a fresh arena.
+ *
+ * After fork every page of the parent's heap is shared copy-on-write, so
+ * the child pays a page fault and a 4 KB copy for each page it writes:
+ * malloc reusing a free chunk of the inherited heap, the collector marking
+ * an old object. A short-lived child (a scenario) touches a few hundred
+ * such pages for a few dozen KB of work. Here its new blocks come from a
+ * private anonymous mapping instead (a zero-fill fault per fresh 4 KB, no
+ * copy), and the collector is stopped, so old objects are not written.
+ * Blocks of the arena are never reused (freeing one does nothing); blocks
+ * of the old heap are freed and resized by the old allocator. When the
+ * arena is full, new blocks come from the old allocator, and every
+ * ARENA_GC_EVERY bytes after that one request fails: Lua 5.4 answers a
+ * failed allocation with an emergency full collection (also when the
+ * collector is stopped) and asks again, which the old allocator serves, so
+ * memory stays bounded by the live data plus the arena plus that period.
+ * Lua 5.1-5.3 and LuaJIT run no collection on a failed allocation when the
+ * collector is stopped: there, nothing is done.
+ */
+#if LUA_VERSION_NUM >= 504
+#define ARENA_ALIGN 16
+#define ARENA_GC_EVERY ((size_t)16 << 20)
+
+struct lmns_arena {
+	char *top, *end, *base;
+	lua_Alloc old;
+	void *oldud;
+	size_t since_gc;	/* bytes from the old allocator since a collection */
+	int failed;		/* the last growth failed on purpose */
+};
+
+static int lmns_arena_owns(const struct lmns_arena *a, const void *p)
+{
+	return (const char *)p >= a->base && (const char *)p < a->end;
+}
+
+static void *lmns_arena_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	struct lmns_arena *a = ud;
+	size_t size = (nsize + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	void *p;
+
+	if (ptr && !lmns_arena_owns(a, ptr))	/* the old heap's block */
+		return a->old(a->oldud, ptr, osize, nsize);
+	if (nsize == 0)
+		return NULL;	/* an arena block (or none): not reused */
+	if (ptr && nsize <= osize)
+		return ptr;	/* shrinking never fails, never moves */
+	if (ptr && (char *)ptr + ((osize + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
+	    == a->top && size <= (size_t)(a->end - (char *)ptr)) {
+		a->top = (char *)ptr + size;	/* the last block grows in place */
+		return ptr;
+	}
+	if (size <= (size_t)(a->end - a->top)) {
+		p = a->top;
+		a->top += size;
+	} else {
+		if (!a->failed && a->since_gc >= ARENA_GC_EVERY) {
+			a->failed = 1;	/* Lua collects, then asks again */
+			a->since_gc = 0;
+			return NULL;
+		}
+		a->failed = 0;
+		p = a->old(a->oldud, NULL, 0, nsize);
+		if (!p)
+			return NULL;
+		a->since_gc += nsize;
+	}
+	if (ptr)
+		memcpy(p, ptr, osize);
+	return p;
+}
+#endif
+
+/***
+In a forked child that will end with `_exit` (never returning into its
+parent's code): allocate the Lua state's new blocks from a fresh private
+arena of `mb` megabytes and stop the collector, so the child writes
+fewer of the pages it shares copy-on-write with its parent (each one a
+page fault and a copy). Memory stays bounded: once the arena is full,
+blocks come from the old allocator and a full collection runs every
+16 MB. Lua 5.4 only (elsewhere it does nothing and returns false). A
+process cannot undo it: never call it in a process that goes on.
+@function fresh_heap
+@tparam[opt=16] int mb the arena's size
+@treturn[1] boolean true: done; false: not on this Lua
+@return[2] nil
+@treturn[2] string "fresh_heap: strerror (ENAME)" (mmap failed)
+@treturn[2] int errno
+*/
+static int lmns_process_fresh_heap(lua_State *L)
+{
+	lua_Integer mb = luaL_optinteger(L, 1, 16);
+
+	luaL_argcheck(L, mb >= 1 && mb <= 4096, 1, "a size in MB from 1 to 4096 expected");
+#if LUA_VERSION_NUM >= 504
+	{
+		size_t len = (size_t)mb << 20;
+		struct lmns_arena *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+					    -1, 0);
+
+		if (a == MAP_FAILED)
+			return lmns_fail(L, errno, "fresh_heap", NULL, NULL);
+		a->base = (char *)a;
+		a->end = a->base + len;
+		a->top = a->base + ((sizeof *a + ARENA_ALIGN - 1)
+				    & ~(size_t)(ARENA_ALIGN - 1));
+		a->since_gc = 0;
+		a->failed = 0;
+		a->old = lua_getallocf(L, &a->oldud);
+		lua_gc(L, LUA_GCSTOP, 0);
+		lua_setallocf(L, lmns_arena_alloc, a);
+		lua_pushboolean(L, 1);
+	}
+#else
+	lua_pushboolean(L, 0);
+#endif
+	return 1;
+}
+
 /***
 The PID of the calling process.
 @function getpid
@@ -696,6 +819,7 @@ void lmns_process_open(lua_State *L)
 		{ "waitpid", lmns_process_waitpid },
 		{ "kill", lmns_process_kill },
 		{ "_exit", lmns_process_exit },
+		{ "fresh_heap", lmns_process_fresh_heap },
 		{ "getpid", lmns_process_getpid },
 		{ "getuid", lmns_process_getuid },
 		{ "clock", lmns_process_clock },

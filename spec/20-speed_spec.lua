@@ -114,3 +114,46 @@ describe("agent calls", function()
     assert.are.equal(0, r.writes)
   end)
 end)
+
+describe("a scenario's child and its caller's heap", function()
+  local lua54 = _VERSION == "Lua 5.4" and not rawget(_G, "jit")
+
+  it("runs with the collector stopped, its caller's collector untouched (Lua 5.4)", function()
+    if not lua54 then
+      pending("Lua 5.4 only: older collectors run no collection when an allocation fails")
+      return
+    end
+    local inside = mountns.scenario(function() return collectgarbage("isrunning") end)
+    local in_isolate = mountns.isolate(function() return collectgarbage("isrunning") end)
+    assert.is_false(inside)
+    assert.is_false(in_isolate)
+    assert.is_true(collectgarbage("isrunning"))
+  end)
+
+  -- #novalgrind: valgrind's own allocator and its shadow memory make the
+  -- resident set say nothing about Lua's
+  it("keeps its memory bounded: 120 MB of garbage made in a child peaks far below "
+    .. "#novalgrind", function()
+    -- the child's resident set, kB (isolate's / is the host's: /proc is there)
+    local r = mountns.isolate(function()
+      local function kb(field)
+        local f = assert(io.open("/proc/self/status"))
+        local text = f:read("*a")
+        f:close()
+        return tonumber(text:match(field .. ":%s*(%d+) kB"))
+      end
+      local start = kb("VmRSS")
+      local keep = {}
+      for i = 1, 120 * 1024 do
+        local s = string.rep("x", 1000) .. i -- 1 KB of garbage each
+        if i % 1024 == 0 then keep[#keep + 1] = s end -- and a little live data
+      end
+      return { start = start, peak = kb("VmHWM"), kept = #keep }
+    end)
+    -- the arena (16 MB) and a collection every 16 MB after it: about
+    -- 35 MB; with the collector only stopped, the whole 120 MB and more
+    assert.are.equal(120, r.kept)
+    assert.is_true(r.peak - r.start < 80 * 1024,
+      string.format("the child grew by %d kB", r.peak - r.start))
+  end)
+end)
