@@ -18,12 +18,12 @@
 -- Everything runs inside private mount namespaces (the C program makes its
 -- own first). Builds build/scenario_floor with cc when it is missing or
 -- older than its source.
---   lua5.4 bench/scenario.lua [rounds (default 11)] [scenarios a round (default 20)]
+--   lua5.4 bench/scenario.lua [rounds (default 15)] [scenarios a round (default 20)]
 local mountns = require "mountns"
 local core = require "mountns.core"
 local expect = require "mountns.expect"
 
-local ROUNDS = tonumber(arg and arg[1]) or 11
+local ROUNDS = tonumber(arg and arg[1]) or 15
 local RUNS = tonumber(arg and arg[2]) or 20
 local SHELL_RUNS = math.max(1, math.floor(RUNS / 4)) -- the shell is ~50x slower
 local CALLS, LOCKS = 2000, 20
