@@ -207,6 +207,36 @@ describe("the model against the kernel", function()
     end
   end)
 
+  it("locked copies: of the unmounted mount, they go; of one below it (umount -l), they stay",
+     function()
+    -- the copy of b (on a's root) in the user namespace goes with b
+    local text = same(function(ns1, nss, try)
+      ns1:make_shared("/")
+      ns1:mkdir("/a")
+      ns1:mount("a", "/a", "tmpfs")
+      ns1:mount("b", "/a", "tmpfs")
+      nss[2] = ns1:unshare { propagation = "unchanged", user = true }
+      try(ns1.umount, ns1, "/a")
+      try(ns1.umount, ns1, "/a")
+    end)
+    assert.falsy(text:find("/a", 1, true), text)
+    -- below an unbindable rbind unmounted lazily, the locked copies stay
+    -- (mountns check seed 11, 16 steps, sequence 135)
+    text = same(function(ns1, nss)
+      ns1:mkdir("/a/x")
+      ns1:bind("/a", "/a/x")
+      local ns2 = ns1:unshare { propagation = "shared" }
+      ns2:mount("t1", "/a/x", "tmpfs")
+      ns2:bind("/a", "/a", { recursive = true })
+      local ns3 = ns2:unshare { propagation = "unchanged", user = true }
+      nss[2], nss[3] = ns2, ns3
+      ns2:make_unbindable("/a")
+      ns2:umount("/a", "detach")
+    end)
+    local _, n = text:gsub("0:2 / /a/x ", "")
+    assert.are.equal(2, n, text)
+  end)
+
   it("a locked copy hidden under a mount that goes stays, unless its parent goes", function()
     -- found by mountns check (seed 11, sequence 135): X'' in ns3 stays
     local text = same(function(ns1, nss)

@@ -916,7 +916,8 @@ local function umount_op(ns, target, names)
       for _, r in ipairs(receivers(parent)) do
         local c = child_at(r, x.mp)
         if c and not set[c] and not cand[c] then
-          cand[c] = true
+          -- (a copy of the unmounted mount itself, or of one under it)
+          cand[c] = x == mnt and "top" or "below"
           clist[#clist + 1] = c
         end
       end
@@ -942,31 +943,20 @@ local function umount_op(ns, target, names)
     end
     if not stays then keep[#keep + 1] = c end
   end
-  -- A locked candidate whose parent stays, hidden below another mount
-  -- that goes (over a directory above it, on its parent or on a mount
-  -- further up), stays: observed on Linux 6.18 (spec 22 "a locked copy
-  -- hidden under a mount that goes"); a locked one in sight, hidden by a
-  -- mount that stays, or whose parent goes, goes.
+  -- A locked candidate whose parent stays, a copy of a mount below the
+  -- unmounted one (a lazy umount's tree), stays; a locked copy of the
+  -- unmounted mount itself goes, and so does one whose parent goes: what
+  -- Linux 6.18 did in every case tried (spec 22 "locked copies"; the
+  -- document's rule would keep every locked one whose parent stays).
   local going = {}
   for _, m in ipairs(list) do going[m] = true end
   for _, c in ipairs(keep) do going[c] = true end
-  local function hidden(c)
-    local n = c
-    while n.parent do
-      for _, o in ipairs(n.parent.children) do
-        if o ~= n and going[o] and o.mp ~= n.mp and is_subdir(n.mp, o.mp) then
-          return true
-        end
-      end
-      n = n.parent
-    end
-    return false
-  end
   local changed = true
   while changed do
     changed = false
     for _, c in ipairs(keep) do
-      if going[c] and c.locked and c.parent and not going[c.parent] and hidden(c) then
+      if going[c] and c.locked and c.parent and not going[c.parent]
+         and cand[c] == "below" then
         going[c] = false
         changed = true
       end
