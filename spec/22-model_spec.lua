@@ -29,10 +29,17 @@ local function side(scenario, fn)
   end)
 end
 
+-- A model scenario as the kernel's is for this process: not root, the
+-- scenario lives in a user namespace and its / is locked (the test "a
+-- scenario's / is locked unless root" below checks it on the kernel).
+local function model_scenario(fn)
+  return model.scenario(fn, { locked_root = not helper.root })
+end
+
 -- Both sides; asserts they agree, returns the kernel's text and outcomes.
 local function same(fn)
   local kg, ko = side(mountns.scenario, fn)
-  local mg, mo = side(model.scenario, fn)
+  local mg, mo = side(model_scenario, fn)
   assert.are.equal(ko, mo, "outcomes: kernel " .. ko .. ", model " .. mo)
   local d = format.diff_text(kg, mg, "kernel", "model")
   assert(d == nil, "golden texts differ:\n" .. tostring(d) .. "\nkernel:\n" .. kg)
@@ -475,14 +482,47 @@ describe("the model against the kernel", function()
     assert.are.equal("EROFS ok ok EPERM ok ok EROFS", outcomes)
   end)
 
-  it("move of a namespace's root: ELOOP", function()
+  it("move of a namespace's root: ELOOP (EINVAL when it is locked: not root)", function()
     local _, outcomes = same(function(ns1, nss, try)
       ns1:mkdir("/a")
       try(ns1.move, ns1, "/", "/a")
       nss[2] = ns1:unshare()
       try(nss[2].move, nss[2], "/", "/a")
     end)
-    assert.are.equal("ELOOP ELOOP", outcomes)
+    assert.are.equal(helper.root and "ELOOP ELOOP" or "EINVAL EINVAL", outcomes)
+  end)
+
+  it("a scenario's / is locked unless root; locked_root models it, and its copies keep it",
+     function()
+    local function run(scenario)
+      return scenario(function(ns1)
+        local ns2 = ns1:unshare()
+        local ns3 = ns1:unshare { user = true }
+        return table.concat({ tostring(ns1:locked("/")), tostring(ns2:locked("/")),
+                              tostring(ns3:locked("/")) }, " ")
+      end)
+    end
+    local kernel = run(mountns.scenario)
+    assert.are.equal(helper.root and "false false true" or "true true true", kernel)
+    assert.are.equal(kernel, run(model_scenario))
+    assert.are.equal("false false true", run(model.scenario))
+    assert.are.equal("true true true", run(function(fn)
+      return model.scenario(fn, { locked_root = true })
+    end))
+    assert.has_error(function() model.scenario(function() end, { locked_root = 1 }) end,
+      "bad argument #2 to 'scenario' (option 'locked_root' must be a boolean, got number)")
+    -- --both's mirror knows it too: a move of / agrees with the kernel
+    local dir = helper.tempdir()
+    local file = helper.write(dir, "move.lua", 'local mountns = require "mountns"\n'
+      .. 'mountns.scenario("move /", function(ns)\n  ns:mkdir("/a")\n'
+      .. '  assert(not pcall(ns.move, ns, "/", "/a"))\nend)\n')
+    local reported = {}
+    local ok = require("mountns.scenario").run_file(file, { both = true,
+      report = function(name, passed, err) reported[#reported + 1] = { name, passed, err } end })
+    os.execute("rm -rf " .. dir)
+    assert(ok)
+    assert.are.equal(1, #reported)
+    assert.is_true(reported[1][2], tostring(reported[1][3]))
   end)
 
   it("a copy tucked under a mount of a less privileged namespace: that mount stays unlocked",

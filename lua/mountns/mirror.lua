@@ -19,6 +19,7 @@
 -- model for what it was never shown.
 -- @module mountns.mirror
 
+local core = require "mountns.core"
 local model = require "mountns.model"
 
 local M = {}
@@ -82,16 +83,35 @@ end
 local Mirror = {}
 Mirror.__index = Mirror
 
+-- PROC_USER_INIT_INO (include/linux/proc_ns.h): the initial user
+-- namespace's inode number, the same on every boot
+local INIT_USERNS = 0xEFFFFFFD
+
+local function in_initial_userns()
+  local h = core.namespace(nil, "user")
+  if not h then return true end
+  local id = h:id()
+  h:close()
+  return id == INIT_USERNS
+end
+
 --- A mirror: a fresh model world whose first namespace has that label.
 -- @tparam[opt] string first_label the scenario's first namespace's label
 -- @tparam[opt] table opts `override`: a table op -> function(model_ns,
 -- ...) called instead of the model's method of that name (to plug a wrong
--- rule in and see `--both` catch it)
+-- rule in and see `--both` catch it); `locked_root`: whether the kernel
+-- scenario's `/` is locked (default: when this process, the scenario's
+-- child, is in a user namespace other than the initial one, as isolate
+-- puts an unprivileged caller's scenario: its namespace is a less
+-- privileged copy and pivot_root hands the lock to the scenario's /,
+-- doc/kernel-vs-docs.md 4)
 -- @treturn table the mirror: `world`, `by_serial` (the model namespaces
 -- by the kernel's serials), `notes`
 function M.new(first_label, opts)
   local w = model.new()
-  local first = w:namespace { label = first_label }
+  local locked = opts and opts.locked_root
+  if locked == nil then locked = not in_initial_userns() end
+  local first = w:namespace { label = first_label, locked_root = locked }
   return setmetatable({ world = w, by_serial = { first }, notes = {}, noted = {},
                         count = 0, override = opts and opts.override or nil }, Mirror)
 end

@@ -542,13 +542,22 @@ local DEFAULT_FLAGS = { ro = false, nosuid = false, nodev = false, noexec = fals
 
 --- The first namespace of a world: its `/` a fresh tmpfs, private, as a
 -- kernel scenario's is.
--- @tparam[opt] table opts `label`
+-- @tparam[opt] table opts `label`; `locked_root = true`: its `/` is locked,
+-- as an unprivileged caller's scenario's is (the scenario's namespace is a
+-- less privileged copy, made in a user namespace, and pivot_root hands the
+-- old root's lock to the new root: doc/kernel-vs-docs.md 4), so moving
+-- `/` gives EINVAL there, not ELOOP, and its copies keep the lock
 -- @treturn Space
 function World:namespace(opts)
-  opts = argcheck.options(opts, "world:namespace", 1, { "label" }, 2)
+  opts = argcheck.options(opts, "world:namespace", 1, { "label", "locked_root" }, 2)
+  if opts.locked_root ~= nil and type(opts.locked_root) ~= "boolean" then
+    argcheck.error("world:namespace", 1, "option 'locked_root' must be a boolean, got "
+      .. type(opts.locked_root), 2)
+  end
   self.users = self.users + 1
   local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755", self.users)
   local root = new_mount(self, sb, "/", copy_flags(DEFAULT_FLAGS))
+  root.locked = opts.locked_root or false
   return new_ns(self, root, opts.label, self.users)
 end
 
@@ -1487,7 +1496,8 @@ local function clock()
 end
 
 --- Run a scenario on the model: the signature and option checks of
--- `mountns.scenario` (`timeout` accepted and ignored, `label`).
+-- `mountns.scenario` (`timeout` accepted and ignored, `label`), and
+-- `locked_root` (the model's own: see `world:namespace`).
 -- @tparam[opt] string name
 -- @tparam function fn called as fn(ns, ...) with the first namespace
 -- @tparam[opt] table opts
@@ -1500,10 +1510,14 @@ function M.scenario(name, fn, opts, ...)
   if type(fn) ~= "function" then
     argcheck.error("scenario", argn - 1, "function expected, got " .. type(fn), 2)
   end
-  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label" }, 2)
+  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label", "locked_root" }, 2)
   argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
+  if opts.locked_root ~= nil and type(opts.locked_root) ~= "boolean" then
+    argcheck.error("scenario", argn, "option 'locked_root' must be a boolean, got "
+      .. type(opts.locked_root), 2)
+  end
   local w = M.new()
-  local first = w:namespace { label = opts.label }
+  local first = w:namespace { label = opts.label, locked_root = opts.locked_root }
   local t0 = clock()
   local args = pack(...)
   -- (Lua 5.1's xpcall passes no arguments: a closure)
