@@ -15,7 +15,8 @@ CFLAGS   ?= -O2 -g
 # only the headers of Lua: the interpreter provides its symbols
 LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 MOUNT_CFLAGS := $(shell pkg-config --cflags mount 2>/dev/null)
-MOUNT_LIBS := $(shell pkg-config --libs mount 2>/dev/null || echo -lmount)
+# libmount is loaded at run time (dlopen, csrc/mountinfo.c): only its headers
+MOUNT_LIBS := -ldl
 
 SRCS := $(wildcard csrc/*.c)
 OBJS := $(SRCS:csrc/%.c=$(BUILD)/obj/%.o)

@@ -119,6 +119,10 @@ typedef struct lmns_builder {
 	char s[LMNS_M_COUNT][LMNS_MEMO_MAX];
 } lmns_builder;
 
+const char *lmns_record_key(int k);
+/* mountinfo.c: load libmount now (it is loaded on first parse), before the
+ * process changes its root or forks; errno is kept */
+void lmns_libmount_preload(void);
 void lmns_builder_init(lua_State *L, lmns_builder *b);
 void lmns_rec_key(lua_State *L, const lmns_builder *b, int k);
 void lmns_rec_int(lua_State *L, const lmns_builder *b, int k, lua_Integer v);

@@ -340,6 +340,7 @@ static int lmns_mount_pivot_root(lua_State *L)
 	const char *new_root = lmns_checkpath(L, 1);
 	const char *put_old = lmns_checkpath(L, 2);
 
+	lmns_libmount_preload();	/* out of reach after the pivot */
 	return lmns_mount_result(L, (int)syscall(SYS_pivot_root, new_root,
 						 put_old),
 				 "pivot_root", new_root, put_old);
@@ -496,6 +497,7 @@ static int lmns_mount_chroot(lua_State *L)
 {
 	const char *path = lmns_checkpath(L, 1);
 
+	lmns_libmount_preload();	/* maybe out of reach after it */
 	return lmns_mount_result(L, chroot(path), "chroot", path, NULL);
 }
 

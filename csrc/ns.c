@@ -389,6 +389,8 @@ static int lmns_ns_enter(lua_State *L)
 {
 	lmns_ns *ns = lmns_ns_checkopen(L, 1);
 
+	if (ns->nstype == CLONE_NEWNS)
+		lmns_libmount_preload();	/* the new root may lack it */
 	if (setns(ns->h.fd, ns->nstype) != 0) {
 		int err = errno;
 

@@ -55,6 +55,7 @@ static int lmns_process_fork(lua_State *L)
 	pid_t parent = getpid(), pid;
 
 	fflush(NULL);
+	lmns_libmount_preload();	/* once: no child loads it after a pivot */
 	pid = fork();
 	if (pid < 0)
 		return lmns_fail(L, errno, "fork", NULL, NULL);

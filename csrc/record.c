@@ -22,6 +22,13 @@ static const char *const key_names[LMNS_K_FIELDS] = {
 	"parent_unique_id"
 };
 
+/* The name of field k (LMNS_K_*): the JSON of tree.c lists the fields of
+ * record.FIELDS (k < LMNS_K_UNIQUE_ID) in this order. */
+const char *lmns_record_key(int k)
+{
+	return key_names[k];
+}
+
 /* ---- the propagation word ------------------------------------------- */
 
 #define LMNS_PROPAGATION_SHARED 1

@@ -13,6 +13,7 @@
  * row of the table root reads, or drive the terminal. See lmns_keep.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -500,11 +501,201 @@ static int lmns_tree_text(lua_State *L)
 	return 1;
 }
 
+/* ---- JSON --------------------------------------------------------------- */
+
+/* A growing output buffer in a userdata at stack index idx (replaced when it
+ * grows): the Lua stack stays free for reading records meanwhile, and an
+ * error unwinding past us leaves the memory to the GC. */
+typedef struct lmns_out {
+	char *p;
+	size_t len, cap;
+	int idx;
+} lmns_out;
+
+static void lmns_out_init(lua_State *L, lmns_out *o, size_t cap)
+{
+	o->cap = cap;
+	o->len = 0;
+	o->p = lua_newuserdata(L, cap);
+	o->idx = lua_gettop(L);
+}
+
+static char *lmns_out_room(lua_State *L, lmns_out *o, size_t n)
+{
+	if (o->cap - o->len < n) {
+		size_t cap = o->cap * 2;
+		char *p;
+
+		while (cap - o->len < n)
+			cap *= 2;
+		p = lua_newuserdata(L, cap);
+		memcpy(p, o->p, o->len);
+		lua_replace(L, o->idx);
+		o->p = p;
+		o->cap = cap;
+	}
+	return o->p + o->len;
+}
+
+static void lmns_out_add(lua_State *L, lmns_out *o, const char *s, size_t n)
+{
+	memcpy(lmns_out_room(L, o, n), s, n);
+	o->len += n;
+}
+
+#define lmns_out_lit(L, o, s) lmns_out_add((L), (o), (s), sizeof(s) - 1)
+
+/*
+ * A JSON string (RFC 8259) of a text field: the escaping rule first (no
+ * control character, only valid UTF-8 is left), then the JSON escapes of
+ * the quote and the backslash, so the \ooo of the rule reads \\ooo. A
+ * reader gets the bytes back by decoding JSON, then each \ooo.
+ */
+static void lmns_json_string(lua_State *L, lmns_out *o, const char *s,
+			     size_t len)
+{
+	size_t i = 0, run, cols;
+	const char *p, *e, *q;
+	char oct[5];
+
+	lmns_out_lit(L, o, "\"");
+	while (i < len) {
+		run = lmns_clean_run(s + i, len - i, NULL, 0, &cols);
+		for (p = s + i, e = p + run; (q = memchr(p, '"', (size_t)(e - p)));
+		     p = q + 1) {	/* a kept run may hold quotes */
+			lmns_out_add(L, o, p, (size_t)(q - p));
+			lmns_out_lit(L, o, "\\\"");
+		}
+		lmns_out_add(L, o, p, (size_t)(e - p));
+		i += run;
+		if (i < len) {
+			unsigned char c = (unsigned char)s[i++];
+
+			oct[0] = '\\';
+			oct[1] = '\\';
+			oct[2] = (char)('0' + (c >> 6));
+			oct[3] = (char)('0' + ((c >> 3) & 7));
+			oct[4] = (char)('0' + (c & 7));
+			lmns_out_add(L, o, oct, 5);
+		}
+	}
+	lmns_out_lit(L, o, "\"");
+}
+
+/* A JSON number: an integer as one (a float too when it holds one), NaN
+ * and the infinities as null, any other float with 17 digits. */
+static void lmns_json_number(lua_State *L, lmns_out *o, int idx)
+{
+	char num[64];
+	lua_Number d;
+
+#if LUA_VERSION_NUM >= 503
+	if (lua_isinteger(L, idx)) {
+		lua_Integer v = lua_tointeger(L, idx);
+
+		if (v != LUA_MININTEGER) {	/* -2^63 is not > -2^63: %.17g */
+			lmns_out_add(L, o, num, (size_t)snprintf(num, sizeof num,
+				"%lld", (long long)v));
+			return;
+		}
+	}
+#endif
+	d = lua_tonumber(L, idx);
+	if (d != d || d == (lua_Number)HUGE_VAL || d == -(lua_Number)HUGE_VAL)
+		lmns_out_lit(L, o, "null");
+	else if (d > -9223372036854775808.0 && d < 9223372036854775808.0 &&
+		 d == (lua_Number)(long long)d)
+		lmns_out_add(L, o, num, (size_t)snprintf(num, sizeof num,
+			"%lld", (long long)d));
+	else
+		lmns_out_add(L, o, num, (size_t)snprintf(num, sizeof num,
+			"%.17g", (double)d));
+}
+
+/***
+A mount table as a JSON document: `{"mounts":[{...},\n{...}]}` and a
+newline, one record a line, each with the fields of `mountns.record.FIELDS`
+it has, in that order (read by name, so a field a record computes on
+first access is there too). Text fields are escaped as `escape` does, then
+JSON-quoted: the document is valid UTF-8 whatever bytes the paths hold.
+This is `mountns.format(t, "json")` and `mountns show --json`.
+@function json_text
+@tparam table t a mount table (an array of records)
+@treturn string
+@raise "mount table entry N is not a record"
+*/
+static int lmns_tree_json(lua_State *L)
+{
+	lmns_out o;
+	int i, k, first;
+	size_t len;
+	const char *s;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_settop(L, 1);
+	lmns_out_init(L, &o, 4096);
+	lmns_out_lit(L, &o, "{\"mounts\":[");
+	for (i = 1;; i++) {
+		lua_rawgeti(L, 1, i);
+		if (lua_isnil(L, -1)) {
+			lua_pop(L, 1);
+			break;
+		}
+		if (!lua_istable(L, -1))
+			return luaL_error(L, "mount table entry %d is not a record",
+					  i);
+		if (i > 1)
+			lmns_out_lit(L, &o, ",\n");
+		lmns_out_lit(L, &o, "{");
+		first = 1;
+		for (k = 0; k < LMNS_K_UNIQUE_ID; k++) {
+			const char *key = lmns_record_key(k);
+
+			lua_getfield(L, -1, key);
+			if (lua_isnil(L, -1)) {
+				lua_pop(L, 1);
+				continue;
+			}
+			if (!first)
+				lmns_out_lit(L, &o, ",");
+			first = 0;
+			lmns_out_lit(L, &o, "\"");
+			lmns_out_add(L, &o, key, strlen(key));
+			lmns_out_lit(L, &o, "\":");
+			switch (lua_type(L, -1)) {
+			case LUA_TSTRING:
+				s = lua_tolstring(L, -1, &len);
+				lmns_json_string(L, &o, s, len);
+				break;
+			case LUA_TNUMBER:
+				lmns_json_number(L, &o, lua_gettop(L));
+				break;
+			case LUA_TBOOLEAN:
+				if (lua_toboolean(L, -1))
+					lmns_out_lit(L, &o, "true");
+				else
+					lmns_out_lit(L, &o, "false");
+				break;
+			default:
+				lmns_out_lit(L, &o, "null");
+				break;
+			}
+			lua_pop(L, 1);
+		}
+		lmns_out_lit(L, &o, "}");
+		lua_pop(L, 1);
+	}
+	lmns_out_lit(L, &o, "]}\n");
+	lua_pushlstring(L, o.p, o.len);
+	return 1;
+}
+
 void lmns_tree_open(lua_State *L)
 {
 	static const luaL_Reg funcs[] = {
 		{ "tree_text", lmns_tree_text },
 		{ "escape", lmns_tree_escape },
+		{ "json_text", lmns_tree_json },
 		{ NULL, NULL }
 	};
 

@@ -430,3 +430,127 @@ describe("format", function()
     end)
   end)
 end)
+
+-- format(t, "json") as it was written in Lua before the JSON moved into C
+-- (csrc/tree.c json_text): the reference the C renderer must match byte
+-- for byte.
+local function lua_json(t)
+  local function json_string(s)
+    return '"' .. core.escape(s):gsub('["\\]', "\\%0") .. '"'
+  end
+  local function json_value(v)
+    local ty = type(v)
+    if ty == "string" then return json_string(v) end
+    if ty == "boolean" then return tostring(v) end
+    if ty == "number" then
+      if v ~= v or v == math.huge or v == -math.huge then return "null" end
+      if v == math.floor(v) and v > -2^63 and v < 2^63 then
+        return string.format("%d", v)
+      end
+      return string.format("%.17g", v)
+    end
+    return "null"
+  end
+  local rows = {}
+  for i, m in ipairs(t) do
+    local kv = {}
+    for _, f in ipairs(require("mountns.record").FIELDS) do
+      local v = m[f]
+      if v ~= nil then kv[#kv + 1] = '"' .. f .. '":' .. json_value(v) end
+    end
+    rows[i] = "{" .. table.concat(kv, ",") .. "}"
+  end
+  return '{"mounts":[' .. table.concat(rows, ",\n") .. "]}\n"
+end
+
+describe("format json (rendered in C)", function()
+  -- mount points no shell quoting survives: newline, ESC, bytes that are
+  -- not UTF-8, a C1 control, backslash, quotes, a space, and UTF-8 kept
+  local NAMES = { "/new\nline", "/esc\27[31m", "/bad\255\254", "/c1\194\133",
+                  "/back\\slash", '/quo"te"', "/a b", "/utf-\195\188", "/del\127" }
+
+  it("gives the bytes the Lua renderer gave, for mountinfo and statmount tables", function()
+    local r = isolate(function()
+      assert(core.pin_proc())
+      fresh_root()
+      assert(mountns.mkdir("/d"))
+      assert(mountns.mount("src\n\"x\"\\", "/d", "tmpfs"))
+      assert(mountns.mkdir("/d/sub"))
+      assert(mountns.make_shared("/d"))
+      for _, n in ipairs(NAMES) do
+        assert(mountns.mkdir(n))
+        assert(mountns.bind("/d/sub", n)) -- root /sub, shared with /d
+      end
+      local out = {}
+      for _, name in ipairs { "mountinfo", "mounts" } do
+        local t = assert(mountns[name]())
+        out[name] = { c = core.json_text(t), format = mountns.format(t, "json"),
+                      lua = lua_json(t), n = #t }
+      end
+      return out
+    end)
+    for _, name in ipairs { "mountinfo", "mounts" } do
+      local o = r[name]
+      assert.are.equal(#NAMES + 2, o.n)
+      assert.are.equal(o.lua, o.c)
+      assert.are.equal(o.lua, o.format)
+      -- the kernel's names are there, escaped once by the rule, then JSON
+      assert.truthy(o.c:find('"target":"/new\\\\012line"', 1, true))
+      assert.truthy(o.c:find('"target":"/esc\\\\033[31m"', 1, true))
+      assert.truthy(o.c:find('"target":"/bad\\\\377\\\\376"', 1, true))
+      assert.truthy(o.c:find('"target":"/c1\\\\302\\\\205"', 1, true))
+      assert.truthy(o.c:find('"target":"/back\\\\134slash"', 1, true))
+      assert.truthy(o.c:find('"target":"/quo\\"te\\""', 1, true))
+      assert.truthy(o.c:find('"target":"/utf-\195\188"', 1, true))
+      assert.truthy(o.c:find('"source":"src\\\\012\\"x\\"\\\\134"', 1, true))
+      assert.truthy(o.c:find('"root":"/sub"', 1, true))
+    end
+  end)
+
+  it("show and show --json print tostring and format json of mountinfo()", function()
+    -- show reads the table from statmount where that gives every field:
+    -- the same text as libmount's parse of mountinfo, crafted names and
+    -- propagation (shared, slave, propagate_from, unbindable) included
+    local r = isolate(function()
+      local base = helper.sandbox()
+      helper.propagation_kinds(base)
+      for _, n in ipairs(NAMES) do
+        assert(mountns.mkdir(base .. n))
+        assert(mountns.bind(base .. "/sh", base .. n))
+      end
+      -- a slave whose master is out of this namespace's reach under a
+      -- chroot gives propagate_from; here: a bind of a subdirectory
+      assert(mountns.mkdir(base .. "/sh/sub"))
+      assert(mountns.mkdir(base .. "/subbind"))
+      assert(mountns.bind(base .. "/sh/sub", base .. "/subbind"))
+      local cmd = "cd " .. helper.ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns show"
+      local t = assert(mountns.mountinfo())
+      return { show = helper.sh(cmd) .. "\n", json = helper.sh(cmd .. " --json") .. "\n",
+               tree = tostring(t), format = mountns.format(t, "json"), n = #t }
+    end)
+    assert.is_true(r.n > #NAMES + 6)
+    assert.are.equal(r.tree, r.show)
+    assert.are.equal(r.format, r.json)
+  end)
+
+  it("gives the bytes the Lua renderer gave for any field value", function()
+    local big = 2^53
+    local t = {
+      { id = 1, parent_id = 0, major = 1.5, minor = 1e300, root = "", target = "/",
+        unique_id = 99, other = "x", unbindable = true },
+      { id = 0 / 0, parent_id = math.huge, major = -math.huge, minor = -0.0,
+        root = {}, target = "\0\1\31 ~", options = print, fstype = big,
+        shared = -big, master = 2^63, propagate_from = -2^63, unbindable = false },
+      {},
+      { id = math.maxinteger or 2^62, parent_id = math.mininteger or -2^62,
+        propagation = "shared,slave", super_options = "\237\160\128\244\144\128\128" },
+    }
+    assert.are.equal(lua_json(t), core.json_text(t))
+    assert.are.equal(lua_json(t), mountns.format(t, "json"))
+    assert.are.equal('{"mounts":[]}\n', core.json_text({}))
+    assert.are.equal('{"mounts":[]}\n', mountns.format({}, "json"))
+    -- an entry that is no record is an error, as in tostring
+    assert.has_error(function() core.json_text({ {}, 7 }) end,
+      "mount table entry 2 is not a record")
+  end)
+end)

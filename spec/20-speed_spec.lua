@@ -60,15 +60,70 @@ describe("mountns show start-up", function()
     return out:match("LOADED ([^\n]*)")
   end
 
-  it("plain show loads the core and the table module only, not all of mountns", function()
-    assert.are.equal("mountns.args mountns.core mountns.table", loaded("show"))
+  it("plain show and show --json load the core only (tree and JSON rendered in C)", function()
+    assert.are.equal("mountns.core", loaded("show"))
+    assert.are.equal("mountns.core", loaded("show --json"))
   end)
 
-  it("show --json adds format, show --dot adds dot", function()
-    assert.are.equal("mountns.args mountns.core mountns.format mountns.record mountns.table",
-      loaded("show --json"))
+  it("show --dot adds the table, dot and what dot needs", function()
     assert.are.equal("mountns.args mountns.core mountns.dot mountns.format mountns.record "
       .. "mountns.table", loaded("show --dot"))
+  end)
+
+  it("plain show and show --json load no libmount where statmount gives every field", function()
+    if not core.features().statmount_complete then
+      pending("needs statmount(2) with source and options (Linux 6.13+)")
+      return
+    end
+    -- the libraries mapped into bin/mountns when it exits
+    local function libs(args)
+      local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd() .. [[ -e '
+        local exit = os.exit
+        os.exit = function(...)
+          local f = io.open("/proc/self/maps")
+          io.stderr:write("MAPS ", f:read("*a"):gsub("\n", " "), "\n")
+          f:close()
+          return exit(...)
+        end' bin/mountns ]] .. args .. " 2>&1 >/dev/null")
+      return out:match("MAPS ([^\n]*)") or out
+    end
+    for _, args in ipairs { "show", "show --json" } do
+      local maps = libs(args)
+      assert.truthy(maps:find("core.so", 1, true), maps)
+      assert.is_nil(maps:find("libmount", 1, true), args .. " mapped libmount")
+    end
+    -- a parse still loads it, on first use
+    assert.truthy(libs("show --dot 1"):find("libmount", 1, true))
+  end)
+
+  it("a process that pivots into a root without libmount still parses mountinfo", function()
+    -- a fresh interpreter (no fork before: nothing loaded libmount) makes
+    -- its own namespace, pivots into an empty tmpfs, then parses
+    local script = [[
+      local mountns = require "mountns"
+      local core = require "mountns.core"
+      assert(core.pin_proc())
+      assert(mountns.unshare())
+      local nr = "/tmp/mns/root"
+      assert(mountns.mkdir(nr, { parents = true }))
+      assert(mountns.mount("root", nr, "tmpfs"))
+      assert(mountns.mkdir(nr .. "/old"))
+      assert(mountns.chdir(nr))
+      assert(mountns.pivot_root(".", "old"))
+      assert(mountns.chdir("/"))
+      assert(mountns.umount("/old", "detach"))
+      local f = io.open("/lib")
+      local t, err = mountns.parse_mountinfo(assert(core.read_mountinfo()))
+      io.write(f and "lib" or "nolib", " ", tostring(t and #t or err))
+    ]]
+    local out = mountns.isolate(function()
+      helper.sandbox()
+      local f = assert(io.open("/tmp/mns/pivot.lua", "w"))
+      f:write(script)
+      f:close()
+      return helper.sh(helper.lua_cmd() .. " /tmp/mns/pivot.lua 2>&1")
+    end)
+    assert.are.equal("nolib 1", out)
   end)
 end)
 

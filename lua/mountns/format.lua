@@ -200,41 +200,11 @@ function styles.tree(t)
   return out
 end
 
--- A JSON string (RFC 8259) of a text field: escaped by the rule first, so
--- it holds no control character and only valid UTF-8; then the JSON
--- escapes of the quote and the backslash. A reader gets the bytes back by
--- decoding JSON, then each \ooo.
-local function json_string(s)
-  return '"' .. core.escape(s):gsub('["\\]', "\\%0") .. '"'
-end
-
-local function json_value(v)
-  local ty = type(v)
-  if ty == "string" then return json_string(v) end
-  if ty == "boolean" then return tostring(v) end
-  if ty == "number" then
-    if v ~= v or v == math.huge or v == -math.huge then return "null" end
-    if v == math.floor(v) and v > -2^63 and v < 2^63 then
-      return string.format("%d", v)
-    end
-    return string.format("%.17g", v)
-  end
-  return "null"
-end
-
--- {"mounts":[{...},\n{...}]}: one record a line, the record fields
--- present in the order of FIELDS.
+-- {"mounts":[{...},\n{...}]}\n: one record a line, the record fields
+-- present in the order of record.FIELDS, text fields escaped by the rule,
+-- then JSON-quoted (rendered in C: core.json_text). The whole text.
 function styles.json(t)
-  local rows = {}
-  for i, m in ipairs(t) do
-    local kv = {}
-    for _, f in ipairs(KNOWN) do
-      local v = m[f]
-      if v ~= nil then kv[#kv + 1] = '"' .. f .. '":' .. json_value(v) end
-    end
-    rows[i] = "{" .. table.concat(kv, ",") .. "}"
-  end
-  return { '{"mounts":[' .. table.concat(rows, ",\n") .. "]}" }
+  return core.json_text(t)
 end
 
 --- A mount table as text, one line per mount, ending in a newline (an
@@ -268,6 +238,7 @@ function M.format(t, style, opts)
     argcheck.error("format", 3, "option 'source' must be a boolean, got " .. type(opts.source), 2)
   end
   local lines = f(t, opts)
+  if type(lines) == "string" then return lines end
   if #lines == 0 then return "" end
   return table.concat(lines, "\n") .. "\n"
 end
