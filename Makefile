@@ -16,7 +16,7 @@ CFLAGS   ?= -O2 -g
 LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 MOUNT_CFLAGS := $(shell pkg-config --cflags mount 2>/dev/null)
 # libmount is loaded at run time (dlopen, csrc/mountinfo.c): only its headers
-MOUNT_LIBS := -ldl
+MOUNT_LIBS := -ldl -lpthread
 
 SRCS := $(wildcard csrc/*.c)
 OBJS := $(SRCS:csrc/%.c=$(BUILD)/obj/%.o)

@@ -41,7 +41,7 @@ build = {
       },
       incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
       libdirs = { "$(LIBMOUNT_LIBDIR)" },
-      libraries = { "dl" }, -- libmount itself: dlopen on first parse
+      libraries = { "dl", "pthread" }, -- libmount itself: dlopen on first parse
     },
     ["mountns"] = "lua/mountns/init.lua",
     ["mountns.table"] = "lua/mountns/table.lua",

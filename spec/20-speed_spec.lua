@@ -217,3 +217,53 @@ describe("a scenario's child and its caller's heap", function()
       string.format("the child grew by %d kB", r.peak - r.start))
   end)
 end)
+
+describe("listmount with records, many mounts", function()
+  -- from 256 mounts on, the statmount calls run in a helper thread while
+  -- the records are built: the same records as statmount one by one
+  it("gives the records statmount gives for each mount, in order", function()
+    local f = core.features()
+    if not (f.statmount and f.listmount) then
+      pending("needs listmount(2) and statmount(2) (Linux 6.8+)")
+      return
+    end
+    local r = mountns.isolate(function()
+      local base = helper.sandbox()
+      helper.propagation_kinds(base)
+      for i = 1, 600 do
+        local p = base .. "/" .. i .. (i % 7 == 0 and " x\n\\" or "")
+        assert(mountns.mkdir(p))
+        if i % 2 == 0 then
+          assert(mountns.mount("m" .. i, p, "tmpfs", nil, "size=" .. (4 * i) .. "k"))
+        else
+          assert(mountns.bind(base .. "/sh", p))
+        end
+      end
+      local out = {}
+      for _, from in ipairs { false, true } do
+        local list = assert(core.listmount { stat = true, propagate_from = from or nil })
+        local ids = assert(core.listmount())
+        local bad, n = {}, 0
+        for i, m in ipairs(list) do
+          local one = assert(core.statmount(ids[i], { propagate_from = from or nil }))
+          for _, k in ipairs { "id", "parent_id", "major", "minor", "root", "target",
+                               "options", "fstype", "source", "super_options", "shared",
+                               "master", "propagate_from", "unbindable", "propagation",
+                               "unique_id", "parent_unique_id" } do
+            if m[k] ~= one[k] then bad[#bad + 1] = i .. " " .. k end
+          end
+          n = n + 1
+        end
+        out[#out + 1] = { n = n, ids = #ids, bad = table.concat(bad, ", ", 1, math.min(#bad, 5)),
+                          mountinfo = #assert(mountns.mountinfo()) }
+      end
+      return out
+    end)
+    for _, o in ipairs(r) do
+      assert.is_true(o.n > 600)
+      assert.are.equal(o.ids, o.n)
+      assert.are.equal(o.mountinfo, o.n)
+      assert.are.equal("", o.bad)
+    end
+  end)
+end)
