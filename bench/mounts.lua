@@ -8,6 +8,9 @@ local core = require "mountns.core"
 
 local clock = core.clock
 local SIZES = { 1000, 10000 }
+-- lua5.4 bench/mounts.lua [CORE]: CORE, another build's core.so, has its
+-- listmount{stat = true} (what mounts() calls) timed in the same rounds
+local OTHER = arg and arg[1] and assert(package.loadlib(arg[1], "luaopen_mountns_core"))()
 
 -- median wall time of f() in milliseconds over n runs (one warm-up)
 local function median(n, f)
@@ -97,6 +100,7 @@ local function run_size(n)
     libmount = function() mountns.mountinfo() end,
     gmatch = function() lua_parse(core.read_mountinfo()) end,
     listmount_ids = function() mountns.listmount() end,
+    other = OTHER and function() mountns.table.new(OTHER.listmount { stat = true }) end or nil,
   })
   for k, v in pairs(m) do r[k] = v end
   local t = mountns.mounts()
@@ -111,6 +115,14 @@ local function run_size(n)
   local keep = mountns.mounts()
   collectgarbage("collect"); collectgarbage("collect")
   r.mem_mb = (collectgarbage("count") - before) / 1024
+  if OTHER then
+    keep = nil -- luacheck: ignore
+    collectgarbage("collect"); collectgarbage("collect")
+    before = collectgarbage("count")
+    keep = OTHER.listmount { stat = true }
+    collectgarbage("collect"); collectgarbage("collect")
+    r.mem_other = (collectgarbage("count") - before) / 1024
+  end
   r.rows = #keep
   r.path = require("mountns.mounts").path()
   return r
@@ -190,12 +202,18 @@ row("mountns.mounts{propagate_from = true}", "mounts_from")
 row("mountns.mountinfo() (libmount)", "libmount")
 row("plain-Lua gmatch parser (read + parse)", "gmatch")
 row("listmount() IDs only", "listmount_ids")
+if OTHER then row("mounts() with CORE (" .. arg[1]:sub(-40) .. ")", "other") end
 row("tostring(table) (tree)", "tostring")
 row("findmnt (default tree) on the same table", "findmnt")
 row("statmount(path) of one mount", "statmount_one")
 row("memory of the mounts() table", "mem_mb", "MB")
+if OTHER then row("memory of CORE's table", "mem_other", "MB") end
 ratio("mounts() / raw read (target 1: <= 2)", function(r) return r.mounts end,
   function(r) return r.raw end)
+if OTHER then
+  ratio("mounts() with CORE / raw read", function(r) return r.other end,
+    function(r) return r.raw end)
+end
 ratio("gmatch / mounts() (target 1: >= 1.5)", function(r) return r.gmatch end,
   function(r) return r.mounts end)
 ratio("libmount / raw read", function(r) return r.libmount end, function(r) return r.raw end)

@@ -8,7 +8,9 @@
 -- starting with another one, each started through the same `sh -c exec
 -- ...`, so the shell's cost and a passing load weigh on all alike; prints
 -- each one's median wall time and the ratios.
---   lua5.4 bench/show.lua [rounds (default 15)] [runs a round (default 10)]
+--   lua5.4 bench/show.lua [rounds (default 15)] [runs a round (default 10)] [TREE]
+-- TREE: another source tree (built), whose bin/mountns is timed beside
+-- this one's in the same rounds ("TREE show"), for before/after ratios.
 -- (at 1,000 mounts a fifth of the runs, at 10,000 one run and 5 rounds:
 -- findmnt's tree grows quadratically)
 local mountns = require "mountns"
@@ -18,6 +20,7 @@ local ROUNDS = tonumber(arg and arg[1]) or 15
 local RUNS = tonumber(arg and arg[2]) or 10
 local lua = arg and arg[-1] or "lua5.4"
 local ROOT = "."
+local OTHER = arg and arg[3]
 
 local CMDS = {
   { name = "bin/mountns show", cmd = "exec " .. lua .. " " .. ROOT .. "/bin/mountns show" },
@@ -27,6 +30,12 @@ local CMDS = {
   { name = "findmnt -J", cmd = "exec findmnt -J" },
   { name = "lua -e '' (the interpreter alone)", cmd = "exec " .. lua .. " -e ''" },
 }
+if OTHER then
+  table.insert(CMDS, { name = "TREE show",
+                       cmd = "exec " .. lua .. " " .. OTHER .. "/bin/mountns show" })
+  table.insert(CMDS, { name = "TREE show --json",
+                       cmd = "exec " .. lua .. " " .. OTHER .. "/bin/mountns show --json" })
+end
 
 local function median(t)
   table.sort(t)
@@ -92,8 +101,14 @@ for k, c in ipairs(CMDS) do
   for _, r in ipairs(results) do row = row .. string.format(" %15.2f |", r[k] * 1000) end
   print(row)
 end
-for _, q in ipairs { { "show / findmnt (target <= 1.0)", 1, 2 },
-                     { "show --json / findmnt -J (target <= 1.0)", 3, 4 } } do
+local ratios = { { "show / findmnt (target <= 1.0)", 1, 2 },
+                 { "show --json / findmnt -J (target <= 1.0)", 3, 4 } }
+if OTHER then
+  ratios[3] = { "TREE show / findmnt", 6, 2 }
+  ratios[4] = { "TREE show --json / findmnt -J", 7, 4 }
+end
+if OTHER then print("TREE: " .. OTHER) end
+for _, q in ipairs(ratios) do
   local row = string.format("| %-36s |", q[1])
   for _, r in ipairs(results) do row = row .. string.format(" %14.2fx |", r[q[2]] / r[q[3]]) end
   print(row)
