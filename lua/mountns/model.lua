@@ -153,9 +153,15 @@ end
 local NONE = setmetatable({}, { __newindex = function() error("model: NONE is shared", 2) end })
 
 local function new_mount(w, sb, root, flags)
-  local m = { uid = next_uid(w), sb = sb, root = root, children = NONE, slaves = NONE,
-              flags = flags, unbindable = false, locked = false }
-  w.mounts[#w.mounts + 1] = m
+  local uid = w.uid + 1
+  w.uid = uid
+  -- (the nil fields size the table for what the mount gets later: no
+  -- rehash as parent, mp, ns... arrive)
+  local m = { uid = uid, sb = sb, root = root, children = NONE, slaves = NONE,
+              flags = flags, unbindable = false, locked = false, parent = nil, mp = nil,
+              ns = nil, group = nil, master = nil, lock_flags = nil, tgen_ = nil, tgt_ = nil }
+  local mounts = w.mounts
+  mounts[#mounts + 1] = m
   return m
 end
 
@@ -223,10 +229,12 @@ end
 -- clone_mnt: a copy of old with root `root`, by the clone flags of
 -- fs/namespace.c: slave (a slave of old), make_shared (a peer of old, or a
 -- new group for a slave copy), shared_to_slave (a shared old gives a
--- slave), unprivileged (the flags old has are locked).
+-- slave), unprivileged (the flags old has are locked); ns: the namespace
+-- the copy goes to (bind, whose copy is attached right away), else nil.
 local function clone(w, old, root, fl)
   -- (a flags table is never changed in place: copies share it)
   local m = new_mount(w, old.sb, root, old.flags)
+  m.ns = fl.ns -- (nil: set when the copy is attached)
   m.locked = old.locked
   -- a copy is never unbindable (an unbindable mount copied by unshare
   -- gives a private one: spec 22 "unshare copies unbindable mounts")
@@ -255,6 +263,12 @@ local function subtree(m, out)
   out[#out + 1] = m
   for _, c in ipairs(m.children) do subtree(c, out) end
   return out
+end
+
+-- m and the mounts under it go to namespace ns
+local function set_ns(m, ns)
+  m.ns = ns
+  for _, c in ipairs(m.children) do set_ns(c, ns) end
 end
 
 local function attach_child(parent, m, mp)
@@ -433,7 +447,8 @@ local function attach(w, source, dest, mp, ctx)
   end
   if ctx.moving then detach_child(source) end
   attach_child(dest, source, mp)
-  for _, m in ipairs(subtree(source)) do m.ns = ctx.ns end
+  -- (a tree copied for this namespace has it already: copy_tree's fl.ns)
+  if source.ns ~= ctx.ns then set_ns(source, ctx.ns) end
   for _, child in ipairs(tree) do
     local m, cmp = child.parent, child.mp
     -- a copy into a less privileged namespace: locked, but its root
@@ -450,7 +465,7 @@ local function attach(w, source, dest, mp, ctx)
       detach_child(q)
       attach_child(child, q, child.root)
     end
-    for _, c in ipairs(subtree(child)) do c.ns = m.ns end
+    set_ns(child, m.ns)
   end
 end
 
@@ -832,9 +847,9 @@ local function bind_op(ns, source, target, rec)
   local w = ns.world
   local copy
   if rec then
-    copy = copy_tree(w, smnt, sdpath, {})
+    copy = copy_tree(w, smnt, sdpath, { ns = ns })
   else
-    copy = clone(w, smnt, sdpath, {})
+    copy = clone(w, smnt, sdpath, { ns = ns })
   end
   copy.locked = false -- the copied mounts under it keep their locks
   attach(w, copy, dmnt, ddpath, { ns = ns, call = w.current_call })
@@ -1104,13 +1119,13 @@ Space.remount = method("remount", function(self, target, flags, data, opts)
   return true
 end)
 
+local MKDIR_OPTIONS = { "parents", "mode" }
+
 --- mkdir -p (opts: `parents`, `mode`).
 -- @function Space:mkdir
 Space.mkdir = method("mkdir", function(self, path, opts)
-  local o = { parents = true }
-  for k, v in pairs(argcheck.options(opts, "ns:mkdir", 2, { "parents", "mode" }, 3)) do
-    o[k] = v
-  end
+  opts = argcheck.options(opts, "ns:mkdir", 2, MKDIR_OPTIONS, 3)
+  local o = { parents = opts.parents == nil or opts.parents }
   path = check_path(path, "ns:mkdir", 1)
   set_call(self, "mkdir " .. path, path)
   local p = walkpath(path)
@@ -1239,21 +1254,44 @@ local function dominating(m, ns)
   return nil
 end
 
-local function record_of(m, ns, with_from, cache)
-  local master = m.master and m.master.group and m.master.group.id or nil
-  local dom = with_from and m.master and dominating(m, ns) or nil
-  local shared = m.group and m.group.id or nil
-  local prop = (shared and "shared" or "")
-  if m.master then prop = prop == "" and "slave" or prop .. ",slave" end
-  if m.unbindable then prop = prop == "" and "unbindable" or prop .. ",unbindable" end
-  if prop == "" then prop = "private" end
+-- the propagation text by (shared, slave, unbindable): 4 + 2 + 1
+local PROPAGATION = { [0] = "private", "unbindable", "slave", "slave,unbindable", "shared",
+                      "shared,unbindable", "shared,slave", "shared,slave,unbindable" }
+
+-- The target of m, remembered on the mount for one listing (gen: a token
+-- of that listing): each mount's is its parent's plus one step.
+local function target_in(m, gen)
+  if m.tgen_ == gen then return m.tgt_ end
+  local t
+  local parent = m.parent
+  if not parent then
+    t = "/"
+  else
+    local p = target_in(parent, gen)
+    local proot, mp = parent.root, m.mp
+    local rel = proot == "/" and mp or relative(mp, proot)
+    if rel == "/" then t = p else t = p == "/" and rel or p .. rel end
+  end
+  m.tgen_, m.tgt_ = gen, t
+  return t
+end
+
+-- The record of m in ns; gen: the listing's token (target_in).
+local function record_of(m, ns, with_from, gen)
+  local mm, g, sb, parent = m.master, m.group, m.sb, m.parent
+  local master = mm and mm.group and mm.group.id or nil
+  local dom = with_from and mm and dominating(m, ns) or nil
+  local shared = g and g.id or nil
+  local target = target_in(m, gen)
+  local f = m.flags
   return {
-    id = m.uid, parent_id = m.parent and m.parent.uid or ns.root_parent,
-    major = 0, minor = m.sb.dev, root = m.root, target = target_of(m, cache),
-    options = options_text(m.flags), fstype = m.sb.fstype, source = m.sb.source,
-    super_options = m.sb.super_options, shared = shared, master = master,
+    id = m.uid, parent_id = parent and parent.uid or ns.root_parent,
+    major = 0, minor = sb.dev, root = m.root, target = target,
+    options = f.text_ or options_text(f), fstype = sb.fstype, source = sb.source,
+    super_options = sb.super_options, shared = shared, master = master,
     propagate_from = (with_from and dom and dom ~= master) and dom or nil,
-    unbindable = m.unbindable, propagation = prop,
+    unbindable = m.unbindable,
+    propagation = PROPAGATION[(g and 4 or 0) + (mm and 2 or 0) + (m.unbindable and 1 or 0)],
   }
 end
 
@@ -1272,9 +1310,12 @@ function Space:mounts(opts)
   opts = argcheck.options(opts, "ns:mounts", 1, { "propagate_from", "root" }, 2)
   local records = {}
   local with_from = opts.propagate_from or M.propagate_from
-  local cache = {}
-  for _, m in ipairs(self:_list()) do
-    records[#records + 1] = record_of(m, self, with_from, cache)
+  local gen, n = {}, 0
+  for _, m in ipairs(self.world.mounts) do
+    if m.ns == self then
+      n = n + 1
+      records[n] = record_of(m, self, with_from, gen)
+    end
   end
   if opts.root ~= nil then
     local root = mtable.normpath(opts.root, "ns:mounts", 1, 2)
