@@ -73,6 +73,8 @@ end
 -- ---- paths -------------------------------------------------------------------
 
 -- The components of a normalised absolute path.
+local find, sub = string.find, string.sub
+
 local function components(path)
   local out = {}
   for c in path:gmatch("[^/]+") do out[#out + 1] = c end
@@ -582,17 +584,24 @@ end
 local function resolve(ns, path, op, p1, p2)
   local mnt, dpath = ns.root, ns.root.root
   local node = mnt.sb.nodes[dpath]
-  for _, c in ipairs(components(path)) do
-    if not node.dir then fail("ENOTDIR", op, p1, p2) end
-    local next_path = join(dpath, c)
-    node = mnt.sb.nodes[next_path]
-    if not node then fail("ENOENT", op, p1, p2) end
-    dpath = next_path
-    while true do
-      local child = child_at(mnt, dpath)
-      if not child then break end
-      mnt, dpath = child, child.root
-      node = mnt.sb.nodes[dpath]
+  -- the components of path, without a list
+  local i, n = 2, #path
+  while i <= n do
+    local j = find(path, "/", i, true) or n + 1
+    local c = sub(path, i, j - 1)
+    i = j + 1
+    if c ~= "" then
+      if not node.dir then fail("ENOTDIR", op, p1, p2) end
+      local next_path = join(dpath, c)
+      node = mnt.sb.nodes[next_path]
+      if not node then fail("ENOENT", op, p1, p2) end
+      dpath = next_path
+      while true do
+        local child = child_at(mnt, dpath)
+        if not child then break end
+        mnt, dpath = child, child.root
+        node = mnt.sb.nodes[dpath]
+      end
     end
   end
   return mnt, dpath, node
