@@ -53,7 +53,7 @@ local function base(sh1)
   sh1:mkdir("/X/q"); sh1:mkdir("/X/r")
 end
 
-describe("the model against the kernel", function()
+describe("the model against the kernel #model", function()
   it("the seed article: /Z does not reach sh2", function()
     local text = same(function(sh1, nss)
       sh1:make_private("/")
@@ -554,7 +554,7 @@ describe("the model against the kernel", function()
   end)
 end)
 
-describe("examples under mountns run --model", function()
+describe("examples under mountns run --model #model", function()
   -- the lines of `mountns run --golden`: each scenario's verdict and its
   -- golden text (what scripts print, and times, left out)
   local function verdicts(args, file)

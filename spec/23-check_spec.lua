@@ -123,7 +123,7 @@ describe("mountns check: the generator", function()
   end)
 end)
 
-describe("mountns check: a divergence", function()
+describe("mountns check: a divergence #model", function()
   local noisy = {
     { id = 1, ns = 0, op = "mkdir", args = { "/a/x/y", n = 1 } },
     { id = 2, ns = 0, op = "unshare", args = { { propagation = "shared", user = true }, n = 1 } },
@@ -211,7 +211,7 @@ describe("mountns check: a divergence", function()
   end)
 end)
 
-describe("mountns check: the real model", function()
+describe("mountns check: the real model #model", function()
   -- as root only: for another user every scenario runs in a user namespace
   -- and its / (pivoted into) is locked (doc/kernel-vs-docs.md 4), so a move
   -- of / gives EINVAL there, which the model, knowing only root's

@@ -153,7 +153,7 @@ local function script(text)
   return path
 end
 
-describe("mountns run --both", function()
+describe("mountns run --both #model", function()
   it("passes on every example: the model agrees with the kernel after every step", function()
     local out = cli("run --both examples/*.lua")
     local passed = out:match("\n(%d+) passed, 0 failed\nexit=0$")
@@ -229,7 +229,7 @@ end)
   end)
 end)
 
-describe("mountns.explain", function()
+describe("mountns.explain #model", function()
   local model = require "mountns.model"
 
   -- the seed article, with a third namespace, a slave copy of sh1

@@ -621,7 +621,7 @@ describe("documented facts on the kernel:", function()
   end)
 end)
 
-describe("documented facts on the model:", function()
+describe("documented facts on the model: #model", function()
   for _, f in ipairs(FACTS) do
     local name = f[1]
     it(name .. ": the model's answer and golden text are the kernel's", function()
