@@ -136,9 +136,11 @@ describe("mountns show start-up", function()
   end)
 end)
 
+-- #novalgrind: under valgrind 3.19 an agent dies before it answers (its
+-- user-namespace set-up; main's code before these changes too)
 describe("agent calls", function()
   it("the agent enters a namespace once, not at every call: ns:chdir holds for the "
-    .. "next calls, as in the scenario's own namespaces", function()
+    .. "next calls, as in the scenario's own namespaces #novalgrind", function()
     local r = mountns.scenario(function(sh1)
       sh1:mkdir("/X/c")
       local c = sh1:unshare { user = true }
