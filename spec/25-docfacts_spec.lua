@@ -23,26 +23,8 @@ local unpack = table.unpack or unpack -- luacheck: ignore
 local model = require "mountns.model"
 
 -- The running kernel's version, {major, minor}, from /proc (read only).
-local function kernel_version()
-  local f = io.open("/proc/sys/kernel/osrelease")
-  local s = f and f:read("*l") or ""
-  if f then f:close() end
-  local a, b = s:match("^(%d+)%.(%d+)")
-  return { tonumber(a) or 0, tonumber(b) or 0 }
-end
-local KV = kernel_version()
--- Since Linux 6.17 (we believe) MNT_UNBINDABLE is out of mnt_flags (Al Viro, "mount:
--- separate the flags accessed only under namespace_sem"): clone_mnt copies
--- mnt_flags only, so a namespace copy of an unbindable mount is private.
--- Measured: kept on 6.1 and 6.12, private on 6.18.
-local COPY_DROPS_UNBINDABLE = KV[1] > 6 or (KV[1] == 6 and KV[2] >= 17)
--- The model follows Linux 6.18 (the host's). Older kernels differ from it
--- (measured in `make matrix`): 6.12 keeps a copy unbindable, 6.1 also
--- lists the copies of a propagation in another order. There the model
--- part is pending.
-local MODEL_PENDING = not COPY_DROPS_UNBINDABLE and string.format(
-  "the model follows Linux 6.18; this is %d.%d, where a namespace copy keeps unbindable "
-  .. "(6.1: and propagated copies are listed in another order)", KV[1], KV[2]) or nil
+local COPY_DROPS_UNBINDABLE = helper.COPY_DROPS_UNBINDABLE
+local MODEL_PENDING = helper.MODEL_PENDING
 
 local function errno_of(err)
   return tostring(err):match("%((E[%u%d]+)%)%s*$") or tostring(err)
