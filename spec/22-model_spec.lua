@@ -556,6 +556,51 @@ describe("the model against the kernel #model", function()
   end)
 end)
 
+describe("misuse on the kernel and on the model #model", function()
+  -- mountns.args holds these checks for both classes: the same bad call
+  -- raises the same message on either (kernel-version independent)
+  it("the same message for the same bad call", function()
+    local function messages(scenario)
+      return scenario(function(ns)
+        local out = {}
+        local function try(f, ...)
+          local ok, e = pcall(f, ...)
+          out[#out + 1] = ok and "ok" or tostring(e)
+        end
+        try(ns.mkdir, "/X")
+        try(ns.label, 1)
+        try(ns.unshare, ns, { propagation = "bogus" })
+        try(ns.unshare, ns, { user = 1 })
+        try(ns.unshare, ns, { lable = "x" })
+        try(ns.mkdir, ns, "/X", { parent = true })
+        try(ns.write, ns, "/f", 1)
+        try(ns.write, ns, 2, "x") -- a number is a path, as the core takes it
+        try(ns.read, ns, 2)
+        try(ns.exists, ns, 2)
+        try(ns.run, ns, 1)
+        try(ns.mounts, ns, { rot = "/" })
+        try(ns.find, ns, "/", { rot = "/" })
+        try(ns.pivot_root, ns, "/", { put = "/old" })
+        try(ns.bind, ns, "/", "/", { recursiv = true })
+        try(ns.mount, ns, "x", "/", "tmpfs", "bogus")
+        local sh2 = ns:unshare()
+        sh2:close()
+        -- a closed namespace's message names it: its text differs (mnt: or model:)
+        try(ns.mkdir, sh2, "/Y")
+        out[#out] = out[#out]:gsub(" %S+:%b[]", "")
+        return table.concat(out, "\n")
+      end)
+    end
+    local ke = messages(mountns.scenario)
+    local me = messages(model.scenario)
+    assert.are.equal(ke, me)
+    assert.truthy(me:find("bad argument #1 to 'ns:unshare' (option 'propagation': invalid "
+      .. "value 'bogus' (private, shared, slave or unchanged))", 1, true), me)
+    assert.truthy(me:find("calling 'ns:label' on bad self", 1, true), me)
+    assert.truthy(me:find("attempt to use closed namespace ns2 (ns:mkdir)", 1, true), me)
+  end)
+end)
+
 describe("examples under mountns run --model #model", function()
   -- the model follows Linux 6.18: pending on kernels it does not follow
   local it = helper.model_it

@@ -100,4 +100,84 @@ function M.seconds(v, fname, argn, what, level)
   return v
 end
 
+-- ---- a scenario namespace's methods ---------------------------------------
+-- The checks the methods of both namespace classes make (`mountns.namespace`
+-- on the kernel, `mountns.model` on the model): one home, so that the same
+-- bad call raises the same message on either.
+
+--- The first check of a method `ns:name`: self is a namespace of the class
+-- (`is_ns`: a call with a dot, ns.mkdir(p), passes p as self) and open.
+-- @param ns the method's self
+-- @tparam boolean is_ns whether ns is of the method's class
+-- @tparam string name the method's name ("mkdir")
+-- @tparam[opt=1] int level
+function M.self(ns, is_ns, name, level)
+  level = (level or 1) + 1
+  if not is_ns then
+    error(string.format("calling 'ns:%s' on bad self (scenario namespace expected, "
+      .. "got %s): call it with a colon, ns:%s(...)", name, type(ns), name), level)
+  end
+  if ns.closed then
+    error(string.format("attempt to use closed namespace %s (ns:%s)", tostring(ns), name), level)
+  end
+end
+
+-- the option names each method reads
+local NS_OPTIONS = {
+  mkdir = { "parents", "mode" },
+  pivot_root = { "put_old" },
+  unshare = { "propagation", "label", "user" },
+  mounts = { "propagate_from", "root" },
+  find = { "root" },
+}
+
+--- The options table of a method `ns:name` (`options` with the names that
+-- method reads).
+-- @tparam string name the method's name ("mounts")
+-- @param opts the argument
+-- @tparam int argn its position
+-- @tparam[opt=1] int level
+-- @treturn table opts, or a new empty table when opts is nil
+function M.ns_options(name, opts, argn, level)
+  local o = M.options(opts, "ns:" .. name, argn, NS_OPTIONS[name], (level or 1) + 1)
+  return o -- (not a tail call: the level counts this function's frame)
+end
+
+-- unshare's propagation values (core.unshare's, as unshare(1) has them)
+local PROPAGATIONS = { private = true, shared = true, slave = true, unchanged = true }
+
+--- The options of `ns:unshare(opts)`.
+-- @param opts the argument
+-- @tparam[opt=1] int level
+-- @treturn table opts (a new empty table when nil)
+-- @treturn string the propagation ("private" when not given)
+function M.unshare(opts, level)
+  level = (level or 1) + 1
+  opts = M.options(opts, "ns:unshare", 1, NS_OPTIONS.unshare, level)
+  local prop = opts.propagation or "private"
+  if not PROPAGATIONS[prop] then
+    M.error("ns:unshare", 1, string.format("option 'propagation': invalid value '%s' "
+      .. "(private, shared, slave or unchanged)", tostring(prop)), level)
+  end
+  if opts.user ~= nil and type(opts.user) ~= "boolean" then
+    M.error("ns:unshare", 1, "option 'user' must be a boolean, got " .. type(opts.user), level)
+  end
+  return opts, prop
+end
+
+--- A value of a given type (`"function"`, `"string"`): raises `T expected,
+-- got U` otherwise.
+-- @param v the argument
+-- @tparam string t the type expected
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam[opt=1] int level
+-- @return v
+function M.typed(v, t, fname, argn, level)
+  if type(v) ~= t then
+    M.error(fname, argn, t .. " expected, got " .. type(v), (level or 1) + 1)
+  end
+  return v
+end
+
 return M

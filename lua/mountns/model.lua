@@ -535,13 +535,7 @@ end
 M.is_namespace = is_ns
 
 local function check_open(ns, name)
-  if not is_ns(ns) then
-    error(string.format("calling 'ns:%s' on bad self (scenario namespace expected, "
-      .. "got %s): call it with a colon, ns:%s(...)", name, type(ns), name), 3)
-  end
-  if ns.closed then
-    error(string.format("attempt to use closed namespace %s (ns:%s)", tostring(ns), name), 3)
-  end
+  argcheck.self(ns, is_ns(ns), name, 3)
 end
 
 local function new_ns(w, root, label, user)
@@ -1128,12 +1122,10 @@ Space.remount = method("remount", function(self, target, flags, data, opts)
   return true
 end)
 
-local MKDIR_OPTIONS = { "parents", "mode" }
-
 --- mkdir -p (opts: `parents`, `mode`).
 -- @function Space:mkdir
 Space.mkdir = method("mkdir", function(self, path, opts)
-  opts = argcheck.options(opts, "ns:mkdir", 2, MKDIR_OPTIONS, 3)
+  opts = argcheck.ns_options("mkdir", opts, 2, 3)
   local o = { parents = opts.parents == nil or opts.parents }
   path = check_path(path, "ns:mkdir", 1)
   set_call(self, "mkdir " .. path, path)
@@ -1166,10 +1158,8 @@ end)
 --- Write text to a file (created or truncated).
 -- @function Space:write
 Space.write = method("write", function(self, path, text)
-  argcheck.path(path, "ns:write", 1, 3)
-  if type(text) ~= "string" then
-    argcheck.error("ns:write", 2, "string expected, got " .. type(text), 3)
-  end
+  path = argcheck.path(path, "ns:write", 1, 3)
+  argcheck.typed(text, "string", "ns:write", 2, 3)
   set_call(self, "write " .. path, path)
   local p = walkpath(path)
   if p == "/" then fail("EISDIR", "write", path) end
@@ -1194,7 +1184,7 @@ end)
 --- A file's content.
 -- @function Space:read
 Space.read = method("read", function(self, path)
-  argcheck.path(path, "ns:read", 1, 3)
+  path = argcheck.path(path, "ns:read", 1, 3)
   local _, _, node = resolve(self, walkpath(path), "read", path)
   if node.dir then fail("EISDIR", "read", path) end
   return node.text
@@ -1203,7 +1193,7 @@ end)
 --- Whether a path exists.
 -- @function Space:exists
 Space.exists = method("exists", function(self, path)
-  argcheck.path(path, "ns:exists", 1, 3)
+  path = argcheck.path(path, "ns:exists", 1, 3)
   local ok = pcall(resolve, self, walkpath(path), "exists", path)
   return ok
 end)
@@ -1211,7 +1201,7 @@ end)
 --- The names in a directory, sorted.
 -- @function Space:ls
 Space.ls = method("ls", function(self, path)
-  argcheck.path(path, "ns:ls", 1, 3)
+  path = argcheck.path(path, "ns:ls", 1, 3)
   local mnt, dpath, node = resolve(self, walkpath(path), "readdir", path)
   if not node.dir then fail("ENOTDIR", "readdir", path) end
   local names = {}
@@ -1229,7 +1219,7 @@ end)
 -- what it inherited). Raises if path is not a mount.
 -- @function Space:locked
 Space.locked = method("locked", function(self, path)
-  argcheck.path(path, "ns:locked", 1, 3)
+  path = argcheck.path(path, "ns:locked", 1, 3)
   local p = walkpath(path)
   local found
   for _, m in ipairs(self:_list()) do
@@ -1316,7 +1306,7 @@ M.propagate_from = false
 -- `root` (as `ns:mounts`)
 function Space:mounts(opts)
   check_open(self, "mounts")
-  opts = argcheck.options(opts, "ns:mounts", 1, { "propagate_from", "root" }, 2)
+  opts = argcheck.ns_options("mounts", opts, 1, 2)
   local records = {}
   local with_from = opts.propagate_from or M.propagate_from
   local gen, n = {}, 0
@@ -1346,7 +1336,7 @@ end
 function Space:find(path, opts)
   check_open(self, "find")
   path = mtable.normpath(path, "ns:find", 1, 2)
-  opts = argcheck.options(opts, "ns:find", 2, { "root" }, 2)
+  opts = argcheck.ns_options("find", opts, 2, 2)
   return self:mounts(opts.root and { root = opts.root } or nil):find(path)
 end
 
@@ -1355,16 +1345,8 @@ end
 -- (a less privileged copy: shared mounts become slaves, mounts locked).
 function Space:unshare(opts)
   check_open(self, "unshare")
-  opts = argcheck.options(opts, "ns:unshare", 1, { "propagation", "label", "user" }, 2)
-  local prop = opts.propagation or "private"
-  local PROPS = { private = true, shared = true, slave = true, unchanged = true }
-  if not PROPS[prop] then
-    argcheck.error("ns:unshare", 1, string.format("option 'propagation': invalid value '%s' "
-      .. "(private, shared, slave or unchanged)", tostring(prop)), 2)
-  end
-  if opts.user ~= nil and type(opts.user) ~= "boolean" then
-    argcheck.error("ns:unshare", 1, "option 'user' must be a boolean, got " .. type(opts.user), 2)
-  end
+  local prop
+  opts, prop = argcheck.unshare(opts, 2)
   local w = self.world
   set_call(self, "unshare -m --propagation " .. prop .. (opts.user and " --user" or ""))
   local user = self.user
@@ -1392,9 +1374,7 @@ end
 --- Call fn(...) (a model namespace needs no entering).
 function Space:run(fn, ...)
   check_open(self, "run")
-  if type(fn) ~= "function" then
-    argcheck.error("ns:run", 1, "function expected, got " .. type(fn), 2)
-  end
+  argcheck.typed(fn, "function", "ns:run", 1, 2)
   return fn(...)
 end
 
@@ -1457,8 +1437,8 @@ end
 -- it mounted there (`mountns.namespace`'s `pivot_root`).
 -- @function Space:pivot_root
 Space.pivot_root = method("pivot_root", function(self, new_root, opts)
-  argcheck.path(new_root, "ns:pivot_root", 1, 3)
-  opts = argcheck.options(opts, "ns:pivot_root", 2, { "put_old" }, 3)
+  new_root = argcheck.path(new_root, "ns:pivot_root", 1, 3)
+  opts = argcheck.ns_options("pivot_root", opts, 2, 3)
   local put_old = opts.put_old
   if put_old ~= nil then put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 3) end
   set_call(self, "pivot_root " .. new_root, new_root)
@@ -1557,9 +1537,7 @@ function M.scenario(name, fn, opts, ...)
   if type(name) == "function" then
     name, fn, opts, argn = nil, name, fn, 2
   end
-  if type(fn) ~= "function" then
-    argcheck.error("scenario", argn - 1, "function expected, got " .. type(fn), 2)
-  end
+  argcheck.typed(fn, "function", "scenario", argn - 1, 2)
   opts = argcheck.options(opts, "scenario", argn, { "timeout", "label", "locked_root" }, 2)
   argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
   if opts.locked_root ~= nil and type(opts.locked_root) ~= "boolean" then

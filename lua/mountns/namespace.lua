@@ -50,13 +50,7 @@ local state
 -- call with a dot, ns.mkdir(p), passes p as self) and it is open. Raised at
 -- the method's caller (level 3: this function, the method, its caller).
 local function check_open(ns, name)
-  if not is_ns(ns) then
-    error(string.format("calling 'ns:%s' on bad self (scenario namespace expected, "
-      .. "got %s): call it with a colon, ns:%s(...)", name, type(ns), name), 3)
-  end
-  if ns.closed then
-    error(string.format("attempt to use closed namespace %s (ns:%s)", tostring(ns), name), 3)
-  end
+  argcheck.self(ns, is_ns(ns), name, 3)
 end
 
 -- A raised error of an operation run for method `name` (the core raises
@@ -186,9 +180,7 @@ end
 -- namespace it was in before, also when fn raises.
 function Namespace:run(fn, ...)
   check_open(self, "run")
-  if type(fn) ~= "function" then
-    argcheck.error("ns:run", 1, "function expected, got " .. type(fn), 2)
-  end
+  argcheck.typed(fn, "function", "ns:run", 1, 2)
   local back = state.current
   switch_to(self)
   local res = pack(pcall(fn, ...))
@@ -269,7 +261,7 @@ end
 function Namespace:mkdir(path, opts)
   check_open(self, "mkdir")
   local o = { parents = true }
-  for k, v in pairs(argcheck.options(opts, "ns:mkdir", 2, { "parents", "mode" }, 2)) do
+  for k, v in pairs(argcheck.ns_options("mkdir", opts, 2, 2)) do
     o[k] = v
   end
   local r = acted(self, "mkdir", pack(path, opts), "call", "mkdir", path, o)
@@ -287,7 +279,7 @@ function Namespace:pivot_root(new_root, opts)
   check_open(self, "pivot_root")
   argcheck.path(new_root, "ns:pivot_root", 1, 2)
   local args = pack(new_root, opts)
-  opts = argcheck.options(opts, "ns:pivot_root", 2, { "put_old" }, 2)
+  opts = argcheck.ns_options("pivot_root", opts, 2, 2)
   local put_old = opts.put_old
   if put_old ~= nil then
     put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 2)
@@ -303,9 +295,7 @@ end
 function Namespace:write(path, text)
   check_open(self, "write")
   argcheck.path(path, "ns:write", 1, 2)
-  if type(text) ~= "string" then
-    argcheck.error("ns:write", 2, "string expected, got " .. type(text), 2)
-  end
+  argcheck.typed(text, "string", "ns:write", 2, 2)
   local r = acted(self, "write", pack(path, text), "write", path, text)
   local res = check_results("write", unpack(r, 1, r.n))
   return unpack(res, 1, res.n)
@@ -363,9 +353,6 @@ local function new_namespace(handle, label, ag)
   return ns
 end
 
--- unshare's propagation values (core.unshare's, as unshare(1) has them)
-local PROPAGATIONS = { private = true, shared = true, slave = true, unchanged = true }
-
 --- A new namespace, a copy of this one (unshare -m).
 -- @tparam[opt] table opts `propagation`: "private" (default, as unshare(1)),
 -- "shared", "slave" or "unchanged"; `label`; `user = true`: the new mount
@@ -376,15 +363,8 @@ local PROPAGATIONS = { private = true, shared = true, slave = true, unchanged = 
 function Namespace:unshare(opts)
   check_open(self, "unshare")
   local args = pack(opts)
-  opts = argcheck.options(opts, "ns:unshare", 1, { "propagation", "label", "user" }, 2)
-  local prop = opts.propagation or "private"
-  if not PROPAGATIONS[prop] then
-    argcheck.error("ns:unshare", 1, string.format("option 'propagation': invalid value '%s' "
-      .. "(private, shared, slave or unchanged)", tostring(prop)), 2)
-  end
-  if opts.user ~= nil and type(opts.user) ~= "boolean" then
-    argcheck.error("ns:unshare", 1, "option 'user' must be a boolean, got " .. type(opts.user), 2)
-  end
+  local prop
+  opts, prop = argcheck.unshare(opts, 2)
   local serial = state.count + 1
   local ag = self.agent
   if opts.user then
@@ -465,7 +445,7 @@ end
 -- propagate_from computed against it)
 function Namespace:mounts(opts)
   check_open(self, "mounts")
-  opts = argcheck.options(opts, "ns:mounts", 1, { "propagate_from", "root" }, 2)
+  opts = argcheck.ns_options("mounts", opts, 1, 2)
   if opts.root ~= nil then
     opts = { propagate_from = opts.propagate_from,
              root = mtable.normpath(opts.root, "ns:mounts", 1, 2) }
@@ -494,7 +474,7 @@ end
 function Namespace:find(path, opts)
   check_open(self, "find")
   path = mtable.normpath(path, "ns:find", 1, 2)
-  opts = argcheck.options(opts, "ns:find", 2, { "root" }, 2)
+  opts = argcheck.ns_options("find", opts, 2, 2)
   if opts.root ~= nil then
     local root = mtable.normpath(opts.root, "ns:find", 2, 2)
     local t, err = mounts.mounts(self, { root = root })

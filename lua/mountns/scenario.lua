@@ -237,9 +237,7 @@ function M.scenario(name, fn, opts, ...)
   if type(name) == "function" then
     name, fn, opts, argn = nil, name, fn, 2
   end
-  if type(fn) ~= "function" then
-    argcheck.error("scenario", argn - 1, "function expected, got " .. type(fn), 2)
-  end
+  argcheck.typed(fn, "function", "scenario", argn - 1, 2)
   if inside then
     -- this process is a scenario's child: its state, its root and its
     -- namespaces are the outer scenario's
