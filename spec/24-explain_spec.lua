@@ -229,6 +229,33 @@ end)
     assert.matches("exit=0$", out)
     assert.matches("\n# note: not modelled: ns:exec %(2 calls", tap)
   end)
+
+  it("--strict: a step the model cannot follow fails the scenario, not a note", function()
+    -- mount(8) -N: the host's tool mounts in the scenario's namespace (ns:pid())
+    local path = script([[
+local mountns = require "mountns"
+mountns.scenario("exec mounts", function(ns)
+  ns:mkdir("/X")
+  local r = ns:exec { "mount", "-N", tostring(ns:pid()), "-t", "tmpfs", "y", "/X" }
+  assert(r.code == 0, r.stderr)
+  assert(ns:find("/X").fstype == "tmpfs", "the tool's mount is in the namespace")
+  ns:mkdir("/Y")
+end)
+]])
+    local loose = cli("run --both " .. path)
+    local strict = cli("run --both --strict " .. path)
+    local alone = cli("run --strict " .. path)
+    os.remove(path)
+    assert.matches("^ok   exec mounts %(%d+ ms%)\n    note: not modelled: ns:exec %(1 call", loose)
+    assert.matches("\n    note: the model lost track at step 2, [^\n]*:4: ns1:exec%(", loose)
+    assert.matches("1 passed, 0 failed\nexit=0$", loose)
+    assert.matches("^FAIL exec mounts %(%d+ ms%)\n    %-%-both: step 2, [^\n]*:4: ns1:exec%(%{"
+      .. "\"mount\", \"%-N\", [^\n]*\n      opaque %(%-%-strict: a step the model cannot "
+      .. "follow fails%): a host tool run on the namespace", strict)
+    assert.is_nil(strict:find("note:", 1, true), strict)
+    assert.matches("0 passed, 1 failed\nexit=1$", strict)
+    assert.matches("run: %-%-strict goes with %-%-both\nexit=2$", alone)
+  end)
 end)
 
 describe("mountns.explain #model", function()

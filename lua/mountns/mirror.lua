@@ -104,7 +104,9 @@ end
 -- child, is in a user namespace other than the initial one, as isolate
 -- puts an unprivileged caller's scenario: its namespace is a less
 -- privileged copy and pivot_root hands the lock to the scenario's /,
--- doc/kernel-vs-docs.md 4)
+-- doc/kernel-vs-docs.md 4); `strict = true`: a step the model cannot
+-- follow fails the scenario (`Mirror:step` raises) instead of a note
+-- (`mountns run --both --strict`)
 -- @treturn table the mirror: `world`, `by_serial` (the model namespaces
 -- by the kernel's serials), `notes`
 function M.new(first_label, opts)
@@ -113,7 +115,8 @@ function M.new(first_label, opts)
   if locked == nil then locked = not in_initial_userns() end
   local first = w:namespace { label = first_label, locked_root = locked }
   return setmetatable({ world = w, by_serial = { first }, notes = {}, noted = {},
-                        count = 0, override = opts and opts.override or nil }, Mirror)
+                        count = 0, override = opts and opts.override or nil,
+                        strict = opts and opts.strict or nil }, Mirror)
 end
 
 -- The outcome of a pcall of a model method: ok, errno name, message.
@@ -209,7 +212,9 @@ end
 -- namespaces with the model's. Raises the first difference (and keeps it
 -- in `self.failed`, so a caught error still fails the scenario): the
 -- step's place and call, then the outcomes or the diff of the golden
--- texts (`- kernel`, `+ model`).
+-- texts (`- kernel`, `+ model`); a strict mirror, the first step it cannot
+-- follow (not modelled, or opaque: `ns:run`, `ns:exec`), which it notes
+-- otherwise.
 -- @tparam table step the step just recorded
 -- @tparam table kernel_nss the scenario's open namespaces, creation order
 function Mirror:step(step, kernel_nss)
@@ -223,6 +228,11 @@ function Mirror:step(step, kernel_nss)
     error(self.failed, 0)
   end
   local unmirrored = kind ~= "ok"
+  if unmirrored and self.strict then
+    self.failed = head .. "\n  " .. kind .. " (--strict: a step the model cannot follow "
+      .. "fails): " .. why
+    error(self.failed, 0)
+  end
   if unmirrored then self:note(step, why) end
   if step.op == "label" and not unmirrored then return end
   local same, diff = model.compare(kernel_nss, self:open())
