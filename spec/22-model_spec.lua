@@ -712,6 +712,19 @@ describe("the model alone", function()
     local _, _, d2 = model.replay(steps)
     assert.are.equal(6, d2.index)
     assert.is_true(d2.ok)
+    -- the one replay (mountns.mirror and explain use it too): the first
+    -- namespace's label, a step it cannot follow noted, not a difference
+    local labelled = { first_label = "sh1",
+      { ns = 1, op = "run", args = { n = 0 }, ok = true, where = "x.lua:3" },
+      { ns = 1, op = "mkdir", args = { n = 1, "/X" }, ok = true } }
+    local w3, nss3, d3, r3 = model.replay(labelled)
+    assert.is_nil(d3)
+    assert.are.equal("sh1", nss3[1]:label())
+    assert.is_true(nss3[1]:exists("/X"))
+    assert.are.equal(w3, r3.world)
+    assert.are.same({ "not modelled: ns:run (1 call, first at x.lua:3): a function run in "
+      .. "the namespace: its code is not in the step; the tables were compared after it" },
+      r3:note_lines())
   end)
 
   it("events: the call, the copies and where the rules stopped one", function()

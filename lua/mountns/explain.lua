@@ -637,14 +637,16 @@ function M.explain(ns, path)
   elseif namespace.is_namespace(ns) then
     if ns.closed then argcheck.error("explain", 1, "the namespace is closed", 2) end
     local steps = namespace.steps()
-    local mir, first = mirror.replay(steps)
-    w, mns = mir.world, mir.by_serial[ns.serial]
+    local by_serial, first, replay
+    w, by_serial, first, replay = model.replay(steps,
+      { locked_root = not mirror.in_initial_userns() })
+    mns = by_serial[ns.serial]
     if first then
       extra[#extra + 1] = string.format("  (the model's replay differs from the kernel at step "
         .. "%d, %s: %s: %s; this answer may be wrong from there)", first.index,
         mirror.where_text(first.step), mirror.call_text(first.step), first.why)
     end
-    for _, line in ipairs(mir:note_lines()) do
+    for _, line in ipairs(replay:note_lines()) do
       extra[#extra + 1] = "  (" .. line:gsub("; the tables were compared after it", "")
         .. ": this answer leaves it out)"
     end

@@ -26,13 +26,6 @@ local M = {}
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
--- Steps whose code the step does not hold: never applied, always a note.
-local OPAQUE = {
-  run = "a function run in the namespace: its code is not in the step",
-  exec = "a host tool run on the namespace: what it does is not in the step",
-}
-M.OPAQUE = OPAQUE
-
 -- ---- naming a step ------------------------------------------------------------
 
 local function value_text(v, depth)
@@ -71,23 +64,26 @@ function M.call_text(step, label)
     table.concat(parts, ", "))
 end
 
---- Where a step was called: "file.lua:19" (and " via recipes.lua:57").
--- @tparam table step
--- @treturn string
-function M.where_text(step)
-  return tostring(step.where or "?") .. (step.via and (" via " .. step.via) or "")
-end
+--- Where a step was called: "file.lua:19" (and " via recipes.lua:57")
+-- (`model.where_text`).
+-- @function where_text
+M.where_text = model.where_text
 
 -- ---- the mirror ---------------------------------------------------------------
 
-local Mirror = {}
+-- A mirror is a replay (`model.Replay`: apply, open, note, note_lines)
+-- that compares the tables after each step.
+local Mirror = setmetatable({}, { __index = model.Replay })
 Mirror.__index = Mirror
 
 -- PROC_USER_INIT_INO (include/linux/proc_ns.h): the initial user
 -- namespace's inode number, the same on every boot
 local INIT_USERNS = 0xEFFFFFFD
 
-local function in_initial_userns()
+--- Whether this process is in the initial user namespace (a kernel
+-- scenario's `/` is locked when not: see `new`'s `locked_root`).
+-- @treturn boolean
+function M.in_initial_userns()
   local h = core.namespace(nil, "user")
   if not h then return true end
   local id = h:id()
@@ -110,102 +106,12 @@ end
 -- @treturn table the mirror: `world`, `by_serial` (the model namespaces
 -- by the kernel's serials), `notes`
 function M.new(first_label, opts)
-  local w = model.new()
   local locked = opts and opts.locked_root
-  if locked == nil then locked = not in_initial_userns() end
-  local first = w:namespace { label = first_label, locked_root = locked }
-  return setmetatable({ world = w, by_serial = { first }, notes = {}, noted = {},
-                        count = 0, override = opts and opts.override or nil,
-                        strict = opts and opts.strict or nil }, Mirror)
-end
-
--- The outcome of a pcall of a model method: ok, errno name, message.
-local function outcome(ok, err)
-  if ok then return true end
-  local msg = type(err) == "table" and (err.message or tostring(err)) or tostring(err)
-  return false, model.errno_of(msg) or msg:match(".*%((E[%u%d]+)%)"), msg
-end
-
---- Apply one recorded step to the world. Returns "ok", or "differs" and
--- a sentence (the outcomes differ), or "opaque" / "not modelled" and why;
--- the events the step made are tagged with it (`event.step`).
--- @tparam table step
--- @treturn string
--- @treturn[opt] string
-function Mirror:apply(step)
-  self.count = self.count + 1
-  local ns = self.by_serial[step.ns]
-  if OPAQUE[step.op] then return "opaque", OPAQUE[step.op] end
-  if not ns then
-    return "not modelled", "its namespace (serial " .. tostring(step.ns)
-      .. ") is not in the model"
-  end
-  local w = self.world
-  local first_event = #w.events + 1
-  local args = step.args or { n = 0 }
-  local fn = self.override and self.override[step.op] or ns[step.op]
-  local res
-  if type(fn) ~= "function" then
-    res = { false, "ns:" .. tostring(step.op) .. ": not available in the model" }
-  else
-    res = { pcall(fn, ns, unpack(args, 1, args.n or #args)) }
-  end
-  for i = first_event, #w.events do w.events[i].step = step end
-  local ok, errno, msg = outcome(res[1], res[2])
-  if not ok and msg:find("not available in the model", 1, true) then
-    return "not modelled", msg
-  end
-  if ok and step.op == "unshare" and step.new then
-    self.by_serial[step.new] = res[2]
-    if step.label and model.is_namespace(res[2]) then res[2]:label(step.label) end
-  end
-  local kernel_ok = step.ok ~= false
-  if ok ~= kernel_ok then
-    return "differs", kernel_ok
-      and ("the kernel's call succeeded, the model's failed: " .. msg)
-      or ("the kernel's call failed (" .. tostring(step.error) .. "), the model's succeeded")
-  end
-  -- a failure with an errno name must have the same one (a misuse raised
-  -- without errno on the kernel's side must fail in the model too)
-  if not ok and step.errno and errno ~= step.errno then
-    return "differs", string.format("the kernel's call failed with %s, the model's with %s (%s)",
-      step.errno, tostring(errno), msg)
-  end
-  return "ok"
-end
-
---- The model's namespaces still open, in the kernel's creation order.
--- @treturn table
-function Mirror:open()
-  return model.open_namespaces(self.world)
-end
-
--- A note for a step the mirror could not follow, one per kind (op and
--- reason): the first place and a count.
-function Mirror:note(step, why)
-  local key = step.op .. "\0" .. why
-  local n = self.noted[key]
-  if n then
-    n.count = n.count + 1
-  else
-    n = { op = step.op, why = why, where = M.where_text(step), count = 1 }
-    self.noted[key] = n
-    self.notes[#self.notes + 1] = n
-  end
-end
-
---- The notes as lines: "not modelled: ns:exec (2 calls, first at
--- file.lua:12): a host tool ...", then the stop, if the mirror stopped.
--- @treturn {string,...}
-function Mirror:note_lines()
-  local out = {}
-  for _, n in ipairs(self.notes) do
-    out[#out + 1] = string.format("not modelled: ns:%s (%s, first at %s): %s; the tables "
-      .. "were compared after it", n.op, n.count == 1 and "1 call" or (n.count .. " calls"),
-      n.where, n.why)
-  end
-  if self.stopped then out[#out + 1] = self.stopped end
-  return out
+  if locked == nil then locked = not M.in_initial_userns() end
+  local m = model.replayer { label = first_label, locked_root = locked,
+                             override = opts and opts.override }
+  m.strict = opts and opts.strict or nil
+  return setmetatable(m, Mirror)
 end
 
 --- `mountns run --both`: apply the step, then compare the kernel's open
@@ -245,27 +151,6 @@ function Mirror:step(step, kernel_nss)
   end
   self.failed = head .. "\n  the tables differ after it (- kernel, + model):\n" .. diff
   error(self.failed, 0)
-end
-
---- Replay recorded steps on a fresh world, each tagged on its events: the
--- mirror, and the first step whose outcome differs from the kernel's
--- (`{index = i, step = step, why = sentence}`) or nil. Opaque and not
--- modelled steps are skipped and noted.
--- @tparam table steps `mountns.namespace.steps()`
--- @treturn table the mirror (`world`, `by_serial`, `notes`)
--- @treturn[opt] table
-function M.replay(steps)
-  local m = M.new(steps.first_label)
-  local first
-  for i, s in ipairs(steps) do
-    local kind, why = m:apply(s)
-    if kind == "differs" then
-      first = first or { index = i, step = s, why = why }
-    elseif kind ~= "ok" then
-      m:note(s, why)
-    end
-  end
-  return m, first
 end
 
 return M
