@@ -86,6 +86,26 @@ local function number_token(v)
   return tag .. text .. ";"
 end
 
+-- Write a scalar v (of type ty) into out after index no: the new last
+-- index, or nil when v is no scalar (a table, or what cannot cross). The
+-- one home of the scalar tokens, for encode's fast path and its walker.
+local function put_scalar(out, no, v, ty)
+  if ty == "string" then
+    out[no + 1] = "s" .. varint(#v)
+    out[no + 2] = v
+    return no + 2
+  elseif ty == "number" then
+    out[no + 1] = number_token(v)
+  elseif ty == "boolean" then
+    out[no + 1] = v and "t" or "f"
+  elseif v == nil then
+    out[no + 1] = "n"
+  else
+    return nil
+  end
+  return no + 1
+end
+
 local encode_tables
 
 --- Encode values (nil, booleans, numbers, strings, tables of these).
@@ -104,24 +124,10 @@ function M.encode(what, vals, n, skip)
     local v = vals[i]
     local ty = type(v)
     size = size + 32
-    if ty == "string" then
-      size = size + #v
-      if size > max then return encode_tables(what, vals, n, skip) end
-      out[no + 1] = "s" .. varint(#v)
-      out[no + 2] = v
-      no = no + 2
-    elseif ty == "number" then
-      no = no + 1
-      out[no] = number_token(v)
-    elseif ty == "boolean" then
-      no = no + 1
-      out[no] = v and "t" or "f"
-    elseif v == nil then
-      no = no + 1
-      out[no] = "n"
-    else
-      return encode_tables(what, vals, n, skip)
-    end
+    if ty == "string" then size = size + #v end
+    -- a string past the limit, a table, what cannot cross: the walker's
+    no = not (ty == "string" and size > max) and put_scalar(out, no, v, ty)
+    if not no then return encode_tables(what, vals, n, skip) end
   end
   return table.concat(out)
 end
@@ -156,18 +162,12 @@ function encode_tables(what, vals, n, skip)
     -- text is the longest, 26) plus a string's bytes
     size = size + 32
     if ty == "string" then
-      local l = #v
-      size = size + l
+      size = size + #v
       if size > max then too_large() end
-      out[no + 1] = "s" .. varint(l)
-      out[no + 2] = v
-      no = no + 2
-    elseif ty == "number" then
-      no = no + 1
-      out[no] = number_token(v)
-    elseif ty == "boolean" then
-      no = no + 1
-      out[no] = v and "t" or "f"
+    end
+    local at = put_scalar(out, no, v, ty)
+    if at then
+      no = at
     elseif ty == "table" then
       local id = seen[v]
       no = no + 1
@@ -186,9 +186,6 @@ function encode_tables(what, vals, n, skip)
       depth = depth + 1
       ft[depth], fk[depth], fpend[depth] = v, nil, false
       return true
-    elseif v == nil then
-      no = no + 1
-      out[no] = "n"
     else
       bad(v, holder, key, as_key)
     end
