@@ -212,7 +212,7 @@ describe("mountns check: a divergence #model", function()
 end)
 
 describe("mountns check: the real model #model", function()
-  -- the model follows Linux 6.18: pending on kernels it does not follow
+  -- the model follows the running kernel: pending where it has no rules for it
   local it = helper.model_it
   -- as root only: for another user every scenario runs in a user namespace
   -- and its / (pivoted into) is locked (doc/kernel-vs-docs.md 4), so a move

@@ -154,7 +154,7 @@ local function script(text)
 end
 
 describe("mountns run --both #model", function()
-  -- the model follows Linux 6.18: pending on kernels it does not follow
+  -- the model follows the running kernel: pending where it has no rules for it
   local it = helper.model_it
   it("passes on every example: the model agrees with the kernel after every step", function()
     local out = cli("run --both examples/*.lua")
@@ -259,7 +259,7 @@ end)
 end)
 
 describe("mountns.explain #model", function()
-  -- the model follows Linux 6.18: pending on kernels it does not follow
+  -- the model follows the running kernel: pending where it has no rules for it
   local it = helper.model_it
   local model = require "mountns.model"
 

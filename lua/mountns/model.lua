@@ -102,18 +102,141 @@ local function parent_dir(path)
   return (p == nil or p == "") and "/" or p
 end
 
+-- ---- the kernel's rules, by version ------------------------------------------
+
+-- The rules differ between the kernels the model follows. Measured (spec
+-- 22 on this host, `make matrix` on Debian's 6.1 and 6.12 under qemu);
+-- where the change landed between two measured kernels, the version named
+-- is the release of the commit that made it, as far as we know.
+-- copy_keeps_unbindable: clone_mnt copies MNT_UNBINDABLE (it was in
+--   mnt_flags; 6.17 moved it out), so a namespace copy of an unbindable
+--   mount is unbindable (6.1, 6.12; 6.18: private).
+-- ns_list: mountinfo lists a namespace's list, not the mounts by ID (an
+--   rbtree from 6.8): the copies one propagation made are committed last
+--   first (attach_recursive_mnt walks its hlist, filled at the head).
+-- umount_preorder: umount_tree gathers the unmounted tree with list_move
+--   (before 6.8), so propagate_umount walks it in pre-order, not from the
+--   deepest mount up.
+-- old_umount: propagate_umount before its 6.16 rewrite
+--   (Documentation/filesystems/propagate_umount.txt): candidates checked
+--   one at a time (__propagate_umount), a locked one restored in place.
+-- same_root_master: do_make_slave makes the mount a slave of the first
+--   peer with the same root (else the next peer), its slaves appended to
+--   the new master's list (6.1, 6.12; 6.18: the next peer, slaves first).
+local OLDEST, NEWEST = { 6, 1 }, "6.18"
+
+local function rules_of(major, minor)
+  local v = major * 1000 + minor
+  return { linux = major .. "." .. minor, copy_keeps_unbindable = v < 6017,
+           ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
+           same_root_master = v < 6016 }
+end
+
+-- "6.12", "6.12.118+deb12-amd64" -> 6, 12 (or nil)
+local function parse_linux(s)
+  local a, b, rest = s:match("^(%d+)%.(%d+)(.*)$")
+  if not a or (rest ~= "" and not rest:find("^[%.%-+]")) then return nil end
+  return tonumber(a), tonumber(b)
+end
+
+-- the running kernel's "MAJOR.MINOR" (read once), or false off Linux
+local running_linux
+local function running_version()
+  if running_linux == nil then
+    running_linux = false
+    local f = io.open("/proc/sys/kernel/osrelease")
+    if f then
+      local a, b = parse_linux(f:read("*l") or "")
+      f:close()
+      if a then running_linux = a .. "." .. b end
+    end
+  end
+  return running_linux
+end
+
+local rules_cache = {}
+
+-- The rules for opts.linux (checked: fname, argn, level) or the default.
+local function rules_for(linux, fname, argn, level)
+  level = level + 1
+  local given = linux ~= nil
+  if not given then linux = running_version() or NEWEST end
+  local cached = rules_cache[linux]
+  if cached then return cached end
+  if type(linux) ~= "string" then
+    argcheck.error(fname, argn, "option 'linux' must be a version string such as \"6.12\", got "
+      .. type(linux), level)
+  end
+  local a, b = parse_linux(linux)
+  if not a then
+    argcheck.error(fname, argn, "option 'linux': '" .. linux .. "' is not a kernel version "
+      .. "(MAJOR.MINOR, such as \"6.12\")", level)
+  end
+  if a < OLDEST[1] or (a == OLDEST[1] and b < OLDEST[2]) then
+    local msg = string.format("Linux %d.%d is older than the oldest kernel the model has rules "
+      .. "for (%d.%d)", a, b, OLDEST[1], OLDEST[2])
+    if given then argcheck.error(fname, argn, "option 'linux': " .. msg, level) end
+    error(string.format("%s: %s (the running kernel; pass {linux = \"%d.%d\"} or newer to "
+      .. "follow other rules)", fname, msg, OLDEST[1], OLDEST[2]), level)
+  end
+  cached = rules_of(a, b)
+  rules_cache[linux] = cached
+  return cached
+end
+
+--- Check a kernel version for the `linux` option (of `model.new`,
+-- `model.scenario`, `mountns.run` and `run_file`): raises as a bad
+-- argument (a string "MAJOR.MINOR[...]", not older than
+-- `model.OLDEST_LINUX`).
+-- @param v the option's value
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam[opt=1] int level
+-- @treturn string the version of the rules, "MAJOR.MINOR"
+function M.check_linux(v, fname, argn, level)
+  if v == nil then
+    argcheck.error(fname, argn, "option 'linux' must be a version string such as \"6.12\", got nil",
+      (level or 1) + 1)
+  end
+  return rules_for(v, fname, argn, (level or 1) + 1).linux
+end
+
+--- The kernel version whose rules a world follows when none is given: the
+-- running kernel's MAJOR.MINOR (read from /proc/sys/kernel/osrelease) on
+-- Linux, else the newest the model knows.
+-- @treturn string such as "6.12"
+function M.default_linux()
+  return running_version() or NEWEST
+end
+
+--- The oldest and the newest kernel versions the model has rules for
+-- (older ones raise; newer ones get the newest rules).
+M.OLDEST_LINUX = OLDEST[1] .. "." .. OLDEST[2]
+M.NEWEST_LINUX = NEWEST
+
 -- ---- the world ---------------------------------------------------------------
 
 local World = {}
 World.__index = World
 
---- A fresh world: no namespaces yet (`world:namespace()` makes the first).
--- @treturn table the world: `events` (the history), `namespaces` (in
--- creation order)
-function M.new()
+local NEW_OPTIONS = { "linux" }
+
+local function new_world(rules)
   return setmetatable({ uid = 0, groups = 0, devs = 0, namespaces = {},
                         events = {}, seq = 0, mounts = {}, users = 0,
-                        user_parent = {} }, World)
+                        user_parent = {}, rules = rules, linux = rules.linux }, World)
+end
+
+--- A fresh world: no namespaces yet (`world:namespace()` makes the first).
+-- @tparam[opt] table opts `linux`: the kernel version whose rules it
+-- follows ("6.1", "6.12", "6.18", or any "MAJOR.MINOR[...]" from 6.1 on;
+-- newer than the newest known: the newest rules; default
+-- `model.default_linux()`, the running kernel's)
+-- @treturn table the world: `events` (the history), `namespaces` (in
+-- creation order), `linux` (the version of its rules, "MAJOR.MINOR")
+function M.new(opts)
+  opts = argcheck.options(opts, "model.new", 1, NEW_OPTIONS, 2)
+  return new_world(rules_for(opts.linux, "model.new", 1, 2))
 end
 
 local function next_uid(w)
@@ -239,7 +362,9 @@ local function clone(w, old, root, fl)
   m.ns = fl.ns -- (nil: set when the copy is attached)
   m.locked = old.locked
   -- a copy is never unbindable (an unbindable mount copied by unshare
-  -- gives a private one: spec 22 "unshare copies unbindable mounts")
+  -- gives a private one: spec 22 "unshare copies unbindable mounts"),
+  -- unless the flag is still in mnt_flags (rules.copy_keeps_unbindable)
+  if old.unbindable and w.rules.copy_keeps_unbindable then m.unbindable = true end
   m.lock_flags = old.lock_flags
   if fl.slave or (fl.shared_to_slave and old.group) then
     set_master(m, old)
@@ -364,6 +489,7 @@ end
 -- text, moving = true}.
 local function attach(w, source, dest, mp, ctx)
   local tree = {}
+  local ranges = {} -- the copies' places in w.mounts, one range a tree
   if dest.group then
     for _, m in ipairs(subtree(source)) do
       if not m.group then
@@ -409,7 +535,9 @@ local function attach(w, source, dest, mp, ctx)
           fl = { slave = true, make_shared = m.group ~= nil }
         end
         fl.unprivileged = m.ns.user ~= ctx.ns.user
+        local first = #w.mounts + 1
         local child = copy_tree(w, src, src.root, fl)
+        ranges[#ranges + 1] = { first, #w.mounts }
         for _, c in ipairs(subtree(child)) do new[c] = true end
         child.parent, child.mp = m, mp
         if m.group then last[m.group] = child end
@@ -469,18 +597,33 @@ local function attach(w, source, dest, mp, ctx)
     end
     set_ns(child, m.ns)
   end
+  if w.rules.ns_list and #ranges > 1 then
+    -- listed in the namespace list's order: the copies were committed
+    -- last first (see rules_of)
+    local mounts, out = w.mounts, {}
+    for i = #ranges, 1, -1 do
+      for j = ranges[i][1], ranges[i][2] do out[#out + 1] = mounts[j] end
+    end
+    for k, m in ipairs(out) do mounts[ranges[1][1] + k - 1] = m end
+  end
 end
 
 -- do_make_slave: m leaves its group (its slaves go to a peer with the same
 -- root, else the next peer, else to m's master; with none, they become
 -- private) and becomes a slave of that peer or of its master.
-local function make_slave(m)
+local function make_slave(m, rules)
   local master
   if m.group and #m.group.ring > 1 then
     local r = ring_from(m)
     -- the next peer (Linux 6.18: not the first peer with the same root,
-    -- which older kernels preferred; spec 22 "make-rslave of binds")
+    -- which older kernels preferred: rules.same_root_master; spec 22
+    -- "make-rslave of binds")
     master = r[2]
+    if rules.same_root_master then
+      for i = 2, #r do
+        if r[i].root == m.root then master = r[i]; break end
+      end
+    end
     remove_value(m.group.ring, m)
     m.group = nil
   else
@@ -494,10 +637,18 @@ local function make_slave(m)
   end
   if m.master then remove_value(m.master.slaves, m) end
   if master.slaves == NONE then master.slaves = {} end
-  -- m's slaves go to the front of the new master's list, one at a time
-  for _, s in ipairs(m.slaves) do
-    s.master = master
-    table.insert(master.slaves, 1, s)
+  if rules.same_root_master then
+    -- m first in the new master's list, its slaves appended at the end
+    for _, s in ipairs(m.slaves) do
+      s.master = master
+      master.slaves[#master.slaves + 1] = s
+    end
+  else
+    -- m's slaves go to the front of the new master's list, one at a time
+    for _, s in ipairs(m.slaves) do
+      s.master = master
+      table.insert(master.slaves, 1, s)
+    end
   end
   table.insert(master.slaves, 1, m)
   m.slaves = NONE
@@ -509,7 +660,7 @@ local function change_propagation(w, m, kind)
     set_shared(w, m)
     return
   end
-  make_slave(m)
+  make_slave(m, w.rules)
   if kind ~= "slave" then
     if m.master then remove_value(m.master.slaves, m) end
     m.master = nil
@@ -900,6 +1051,181 @@ local function take_out(w, list, ctx)
   end
 end
 
+-- ---- umount before Linux 6.16 (rules.old_umount) ------------------------------
+
+-- next_peer: the mount after m in its peer group's ring (m when alone)
+local function next_peer(m)
+  local g = m.group
+  if not g then return m end
+  local ring = g.ring
+  return ring[index_of(ring, m) % #ring + 1]
+end
+
+-- IS_MNT_NEW: a mount of no namespace
+local function is_new(m)
+  return not m.ns or m.ns.closed
+end
+
+-- propagation_next: the mount after m in a walk of the propagation tree
+-- of origin (its peers, their slaves, depth first), or nil at the end
+local function propagation_next(m, origin)
+  if not is_new(m) and #m.slaves > 0 then return m.slaves[1] end
+  while true do
+    local master = m.master
+    if master == origin.master then
+      local nx = next_peer(m)
+      if nx == origin then return nil end
+      return nx
+    end
+    local list = master.slaves
+    local i = index_of(list, m)
+    if i and i < #list then return list[i + 1] end
+    m = master
+  end
+end
+
+-- skip_propagation_subtree: where the walk goes on without m's slaves
+-- (but the last one's own slaves: the kernel's walk resumes there)
+local function skip_propagation_subtree(m)
+  if not is_new(m) and #m.slaves > 0 then return m.slaves[#m.slaves] end
+  return m
+end
+
+-- umount_tree with propagate_umount as they were before Linux 6.16: the
+-- unmounted tree (list, pre-order) leaves its parents' lists first; for
+-- each of its mounts, the mount at its mount point in every mount that
+-- receives propagation from its parent is a candidate, unmounted when
+-- nothing but an over-mount of its root (or a locked candidate) is
+-- mounted on it and it is not locked; a locked one, or one with mounts
+-- on it, stays (restored, its parent rechecked when a child went); what
+-- is mounted on an unmounted candidate goes too, but an over-mount of
+-- its root, which is reparented to where the candidate was.
+local function old_umount(w, ns, mnt, list)
+  local rules = w.rules
+  -- propagate_mount_unlock: the copies at mnt's mount point are unlocked
+  local top = mnt.parent
+  local r = propagation_next(top, top)
+  while r do
+    local c = child_at(r, mnt.mp)
+    if c then c.locked = false end
+    r = propagation_next(r, top)
+  end
+  local gone, hidden = {}, {} -- MNT_UMOUNT; detached but still hashed
+  for _, m in ipairs(list) do gone[m] = true end
+  for _, m in ipairs(list) do
+    remove_value(m.parent.children, m)
+    hidden[#hidden + 1] = m
+  end
+  local function lookup(parent, mp)
+    local c = child_at(parent, mp)
+    if c then return c end
+    for i = #hidden, 1, -1 do
+      local h = hidden[i]
+      if h.parent == parent and h.mp == mp then return h end
+    end
+    return nil
+  end
+  local where, marked = {}, {} -- mnt_umounting: "visited" or "restore"; MNT_MARKED
+  local to_restore, to_umount = {}, {}
+  local function restore(c)
+    if where[c] == "restore" then remove_value(to_restore, c) end
+    where[c] = "restore"
+    to_restore[#to_restore + 1] = c
+  end
+  local function umount_one(c, why)
+    marked[c] = nil
+    gone[c] = true
+    remove_value(c.parent.children, c)
+    hidden[#hidden + 1] = c
+    if where[c] == "restore" then remove_value(to_restore, c) end
+    where[c] = nil
+    c.why = why
+    to_umount[#to_umount + 1] = c
+  end
+  -- __propagate_umount: whether c was marked (progress)
+  local function try(c)
+    if gone[c] or marked[c] then return false end
+    for _, k in ipairs(c.children) do
+      if k.mp ~= c.root and not (where[k] and marked[k]) then
+        restore(c) -- something stays mounted on it
+        return false
+      end
+    end
+    marked[c] = true
+    if c.locked then
+      restore(c)
+    else
+      umount_one(c, "a copy at the same mount point in a mount that receives propagation "
+        .. "from the parent: unmounted with it")
+    end
+    return true
+  end
+  local order = {}
+  for i = 1, #list do
+    order[i] = rules.umount_preorder and list[i] or list[#list + 1 - i]
+  end
+  for _, x in ipairs(order) do
+    if not where[x] then
+      where[x] = "visited"
+      local parent = x.parent
+      local m = propagation_next(parent, parent)
+      while m do
+        local c = lookup(m, x.mp)
+        if c then
+          if where[c] then
+            m = skip_propagation_subtree(m)
+          elseif gone[c] then
+            where[c] = "visited"
+          else
+            c.why_via = m.group and ("peer group " .. m.group.id)
+              or (m.master and m.master.group and ("master " .. m.master.group.id)) or nil
+            while try(c) do
+              c = c.parent
+              if not c or not where[c] then break end
+            end
+          end
+        end
+        m = propagation_next(m, parent)
+      end
+    end
+  end
+  -- umount_list: what is on an unmounted candidate goes, but the
+  -- over-mount of its root
+  local i = 1
+  while i <= #to_umount do
+    local u = to_umount[i]
+    local kids = {}
+    for j, k in ipairs(u.children) do kids[j] = k end
+    for _, k in ipairs(kids) do
+      if k.mp == u.root then
+        restore(k)
+      else
+        umount_one(k, "mounted on a copy that was unmounted")
+      end
+    end
+    i = i + 1
+  end
+  -- restore_mounts: a mount whose parent went is reparented to where the
+  -- lowest of those was
+  for _, c in ipairs(to_restore) do
+    local p, mp = c.parent, c.mp
+    while gone[p] do
+      mp, p = p.mp, p.parent
+    end
+    if p ~= c.parent then
+      remove_value(c.parent.children, c)
+      attach_child(p, c, mp)
+    end
+  end
+  -- the mounts leave in umount_tree's list order
+  local leaving = {}
+  for k = 1, #list do
+    leaving[k] = rules.umount_preorder and list[#list + 1 - k] or list[k]
+  end
+  for _, c in ipairs(to_umount) do leaving[#leaving + 1] = c end
+  take_out(w, leaving, { ns = ns, call = w.current_call })
+end
+
 local function umount_op(ns, target, names)
   local op = "umount"
   local lazy = false
@@ -926,6 +1252,7 @@ local function umount_op(ns, target, names)
     end
   end
   for _, m in ipairs(lazy and subtree(mnt) or { mnt }) do add(m, "unmounted by the call") end
+  if w.rules.old_umount then return old_umount(w, ns, mnt, list) end
   -- propagate_umount (Linux 6.16+, Documentation/filesystems/
   -- propagate_umount.txt): the candidates are the mounts at the mount
   -- point of an unmounted mount in each mount that receives propagation
@@ -1526,8 +1853,10 @@ local function clock()
 end
 
 --- Run a scenario on the model: the signature and option checks of
--- `mountns.scenario` (`timeout` accepted and ignored, `label`), and
--- `locked_root` (the model's own: see `world:namespace`).
+-- `mountns.scenario` (`timeout` accepted and ignored, `label`), and the
+-- model's own `locked_root` (see `world:namespace`) and `linux` (the
+-- kernel whose rules it follows: see `model.new`; under `mountns run
+-- --model --linux V`, V).
 -- @tparam[opt] string name
 -- @tparam function fn called as fn(ns, ...) with the first namespace
 -- @tparam[opt] table opts
@@ -1538,13 +1867,16 @@ function M.scenario(name, fn, opts, ...)
     name, fn, opts, argn = nil, name, fn, 2
   end
   argcheck.typed(fn, "function", "scenario", argn - 1, 2)
-  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label", "locked_root" }, 2)
+  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label", "locked_root", "linux" },
+    2)
   argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
   if opts.locked_root ~= nil and type(opts.locked_root) ~= "boolean" then
     argcheck.error("scenario", argn, "option 'locked_root' must be a boolean, got "
       .. type(opts.locked_root), 2)
   end
-  local w = M.new()
+  local linux = opts.linux
+  if linux == nil and running then linux = running.opts.linux end
+  local w = new_world(rules_for(linux, "scenario", argn, 2))
   local first = w:namespace { label = opts.label, locked_root = opts.locked_root }
   local t0 = clock()
   local args = pack(...)

@@ -24,6 +24,7 @@ local argcheck = require "mountns.args"
 local isolate = require "mountns.isolate"
 local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
+local model = require "mountns.model"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
@@ -78,6 +79,7 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
     local done, why = scenario.run_file(path, {
       dot = opts.dot and true or nil, golden = opts.golden and true or nil,
       timeout = opts.timeout, model = opts.model and true or nil, both = opts.both,
+      linux = opts.linux,
       report = function(name, passed, e, secs, dot, golden, notes)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
@@ -135,7 +137,8 @@ end
 -- report is the same whatever it is: a script's lines are held back until
 -- the scripts before it are reported, so the output comes in file order;
 -- `model = true`: the scenarios run on the model (`mountns.model`), not on
--- the kernel;
+-- the kernel; `linux` (with `model`): the kernel version whose rules the
+-- model follows ("6.1", "6.12", "6.18"...; default: the running kernel's);
 -- `both`: run each scenario on the kernel and mirror every step it
 -- records on the model (`mountns.mirror`), failing the scenario at the
 -- first difference of the outcomes or of the normalised tables; the steps
@@ -154,8 +157,15 @@ function M.run(files, opts)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
   opts = argcheck.options(opts, "run", 2,
-    { "tap", "dot", "golden", "timeout", "jobs", "model", "both" }, 2)
+    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
+  if opts.linux ~= nil then
+    if not opts.model then
+      argcheck.error("run", 2, "option 'linux' needs option 'model' (a kernel scenario "
+        .. "follows the running kernel)", 2)
+    end
+    model.check_linux(opts.linux, "run", 2, 2)
+  end
   if opts.model and opts.both then
     argcheck.error("run", 2, "options 'model' and 'both' exclude each other", 2)
   end

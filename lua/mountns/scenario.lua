@@ -295,7 +295,9 @@ end
 -- pass the golden text of those namespaces (`mountns.format.golden_text`)
 -- as `golden`; `timeout`: the default timeout of every scenario (seconds);
 -- `model = true`: every `mountns.scenario` of the script runs on the model
--- (`mountns.model.scenario`: no fork, no namespaces);
+-- (`mountns.model.scenario`: no fork, no namespaces); `linux` (with
+-- `model`): the kernel version whose rules it follows (`mountns.model.new`;
+-- default: the running kernel's);
 -- `both`: every recorded step of every scenario is mirrored on a model
 -- (`mountns.mirror`) and the open namespaces compared after it, the first
 -- difference failing the scenario; report gets the mirror's notes (the
@@ -308,7 +310,14 @@ end
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
-    { "report", "dot", "golden", "timeout", "model", "both" }, 2)
+    { "report", "dot", "golden", "timeout", "model", "both", "linux" }, 2)
+  if opts.linux ~= nil then
+    if not opts.model then
+      argcheck.error("run_file", 2, "option 'linux' needs option 'model' (a kernel scenario "
+        .. "follows the running kernel)", 2)
+    end
+    model.check_linux(opts.linux, "run_file", 2, 2)
+  end
   if opts.both ~= nil and opts.both ~= true and type(opts.both) ~= "table" then
     argcheck.error("run_file", 2, "option 'both': true or a table expected, got "
       .. type(opts.both), 2)
