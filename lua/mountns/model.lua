@@ -139,18 +139,19 @@ local function parse_linux(s)
   return tonumber(a), tonumber(b)
 end
 
--- the running kernel's "MAJOR.MINOR" (read once), or false off Linux
-local running_linux
-local function running_version()
-  if running_linux == nil then
-    running_linux = false
-    local f = io.open("/proc/sys/kernel/osrelease")
-    if f then
-      local a, b = parse_linux(f:read("*l") or "")
-      f:close()
-      if a then running_linux = a .. "." .. b end
-    end
+-- the running kernel's "MAJOR.MINOR", or false off Linux: read when the
+-- module loads, not later, since a kernel scenario's child, where a
+-- mirror or a replay may make a world, has no /proc under its new root
+local running_linux = false
+do
+  local f = io.open("/proc/sys/kernel/osrelease")
+  if f then
+    local a, b = parse_linux(f:read("*l") or "")
+    f:close()
+    if a then running_linux = a .. "." .. b end
   end
+end
+local function running_version()
   return running_linux
 end
 
