@@ -133,10 +133,12 @@ check-model: all
 	$(LUA) bin/mountns check --random $(CHECK_N) --seed $(CHECK_SEED) --ops $(CHECK_OPS) \
 	  --out $(BUILD)/check
 
-# Every benchmark under bench/: ratios against baselines of the same run.
+# Every benchmark under bench/: ratios against baselines of the same run
+# (bench/lib.lua is what they share, not a benchmark).
 bench: deps
 	$(MAKE) all
-	@for f in bench/*.lua; do echo "== $$f"; $(LUA) $$f || exit 1; done
+	@for f in $(filter-out bench/lib.lua,$(wildcard bench/*.lua)); do echo "== $$f"; \
+	  $(LUA) $$f || exit 1; done
 
 # Render every example's namespaces (peer groups, slave edges) to SVG and
 # PNG under doc/diagrams with Graphviz; README shows doc/diagrams/article-1.

@@ -6,11 +6,11 @@
 -- throughput ratio. The runner gives every file a private mount namespace
 -- of its own: nothing here touches the caller's.
 --   lua5.4 bench/jobs.lua [N (default 50)] [rounds (default 5)] [jobs (default 2)]
-local core = require "mountns.core"
 
 local N = tonumber(arg and arg[1]) or 50
 local ROUNDS = tonumber(arg and arg[2]) or 5
 local JOBS = tonumber(arg and arg[3]) or 2
+local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
 local examples = {}
 local p = assert(io.popen("ls examples/*.lua"))
@@ -24,30 +24,17 @@ local list = table.concat(files, " ")
 local lua = arg and arg[-1] or "lua5.4"
 
 local function run(j)
-  local t0 = core.clock()
-  local ok = os.execute(lua .. " bin/mountns run -j " .. j .. " " .. list .. " >/dev/null")
-  local t = core.clock() - t0
+  local t, ok = bench.timed(1, os.execute,
+    lua .. " bin/mountns run -j " .. j .. " " .. list .. " >/dev/null")
   assert(ok == true or ok == 0, "bin/mountns run -j " .. j .. " failed")
   return t
 end
 
-local function median(t)
-  table.sort(t)
-  return t[math.floor((#t + 1) / 2)]
-end
-
-local times = { [1] = {}, [JOBS] = {} }
-for r = 1, ROUNDS do
-  local order = r % 2 == 1 and { 1, JOBS } or { JOBS, 1 }
-  for _, j in ipairs(order) do
-    local ts = times[j]
-    ts[#ts + 1] = run(j)
-  end
-end
-local f = io.open("/proc/loadavg")
-local load = f and f:read("*l") or "?"
-if f then f:close() end
-local t1, tj = median(times[1]), median(times[JOBS])
+-- rounds alternate the order (bench.round)
+local times = bench.rounds(ROUNDS, { { key = 1, run = function() return run(1) end },
+                                     { key = JOBS, run = function() return run(JOBS) end } })
+local load = bench.loadavg()
+local t1, tj = bench.median(times[1]), bench.median(times[JOBS])
 print(string.format("mountns run: %d files (%d examples x %d), %d rounds, %d online CPUs, "
   .. "loadavg %s", #files, #examples, N, ROUNDS, require("mountns.runner").cpus(), load))
 print(string.format("  -j 1: median %.2f s (%.1f files/s)", t1, #files / t1))

@@ -14,8 +14,8 @@
 --     whole tree).
 local mountns = require "mountns"
 local model = require "mountns.model"
-local core = require "mountns.core"
 local format = require "mountns.format"
+local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
@@ -42,21 +42,6 @@ local function explosion(ns)
   return { ns:mounts() }
 end
 
-local function median(t)
-  local c = {}
-  for i, v in ipairs(t) do c[i] = v end
-  table.sort(c)
-  return c[math.floor((#c + 1) / 2)]
-end
-
--- seconds for `runs` calls of run(fn), and fn's answer
-local function time_it(run, fn, runs)
-  local answer
-  local t0 = core.clock()
-  for _ = 1, runs do answer = run(fn) end
-  return (core.clock() - t0) / runs, answer
-end
-
 local cases = {
   { name = "seed article", fn = article, runs = 20 },
   { name = "1,024-mount explosion", fn = explosion, runs = 3 },
@@ -65,17 +50,17 @@ local cases = {
 print(string.format("model vs kernel scenario, median of %d interleaved rounds (%s, %s)",
   ROUNDS, _VERSION, (io.open("/proc/sys/kernel/osrelease") or io.stdin):read("*l") or "?"))
 for _, c in ipairs(cases) do
-  local kt, mt = {}, {}
   local kanswer, manswer
-  for r = 1, ROUNDS do
-    kt[r], kanswer = time_it(mountns.scenario, c.fn, c.runs)
-    mt[r], manswer = time_it(model.scenario, c.fn, c.runs * 10)
-  end
+  local times = bench.rounds(ROUNDS, {
+    { key = "kernel", run = function()
+      local t; t, kanswer = bench.timed(c.runs, mountns.scenario, c.fn); return t end },
+    { key = "model", run = function()
+      local t; t, manswer = bench.timed(c.runs * 10, model.scenario, c.fn); return t end } })
   local ktext = format.golden_text(unpack(kanswer))
   local mtext = format.golden_text(unpack(manswer))
   assert(ktext == mtext, c.name .. ": the model's answer differs from the kernel's:\n"
     .. tostring(format.diff_text(ktext, mtext, "kernel", "model")))
-  local k, m = median(kt), median(mt)
+  local k, m = bench.median(times.kernel), bench.median(times.model)
   local ratio = k / m
   print(string.format("  %-24s kernel %9.3f ms  model %8.3f ms  ratio %7.1fx  (target >= 100x: %s)",
     c.name, k * 1000, m * 1000, ratio, ratio >= 100 and "holds" or "DOES NOT HOLD"))

@@ -10,6 +10,7 @@
 --   lua5.4 bench/mount_limit.lua [rounds]
 local mountns = require "mountns"
 local core = require "mountns.core"
+local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
 local ROUNDS = tonumber(arg and arg[1]) or 5
 local f = io.open("/proc/sys/fs/mount-max")
@@ -17,11 +18,6 @@ local MAX = f and tonumber(f:read("*l")) or 100000
 if f then f:close() end
 local PEERS = 100
 local TREE = math.floor(MAX / PEERS) + 10 -- PEERS * TREE > mount-max
-
-local function median(t)
-  table.sort(t)
-  return t[math.floor((#t + 1) / 2)]
-end
 
 local refuse, base = {}, {}
 local function round()
@@ -55,7 +51,7 @@ for _ = 1, ROUNDS do
   local r = round()
   refuse[#refuse + 1], base[#base + 1] = r.refuse, r.base
 end
-local mr, mb = median(refuse), median(base)
+local mr, mb = bench.median(refuse), bench.median(base)
 print(string.format("fs.mount-max %d, %d peers, a tree of %d mounts, %d rounds", MAX, PEERS,
   TREE, ROUNDS))
 print(string.format("| %-58s | %10.3f ms |", "rbind refused with ENOSPC (" .. PEERS * TREE

@@ -5,8 +5,8 @@
 -- a Markdown table (bench/RESULTS.md keeps one run). `make bench` runs it.
 local mountns = require "mountns"
 local core = require "mountns.core"
+local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
-local clock = core.clock
 local SIZES = { 1000, 10000 }
 -- lua5.4 bench/mounts.lua [CORE]: CORE, another build's core.so, has its
 -- listmount{stat = true} (what mounts() calls) timed in the same rounds
@@ -14,34 +14,17 @@ local OTHER = arg and arg[1] and assert(package.loadlib(arg[1], "luaopen_mountns
 
 -- median wall time of f() in milliseconds over n runs (one warm-up)
 local function median(n, f)
-  f()
-  local t = {}
-  for i = 1, n do
-    local t0 = clock()
-    f()
-    t[i] = (clock() - t0) * 1000
-  end
-  table.sort(t)
-  return t[math.floor((n + 1) / 2)]
+  return bench.median(bench.sample(n, f)) * 1000
 end
 
--- Medians of several functions measured in turn, round after round, so a
--- load that comes and goes on the machine weighs on each of them alike.
+-- Medians (ms) of several functions measured in turn, round after round
+-- (bench.rounds), so a load that comes and goes on the machine weighs on
+-- each of them alike.
 local function medians(n, fs)
-  local times = {}
-  for k, f in pairs(fs) do f(); times[k] = {} end
-  for i = 1, n do
-    for k, f in pairs(fs) do
-      local t0 = clock()
-      f()
-      times[k][i] = (clock() - t0) * 1000
-    end
-  end
+  local list = {}
+  for k, f in pairs(fs) do f(); list[#list + 1] = { key = k, fn = f } end
   local out = {}
-  for k, t in pairs(times) do
-    table.sort(t)
-    out[k] = t[math.floor((n + 1) / 2)]
-  end
+  for k, t in pairs(bench.rounds(n, list)) do out[k] = bench.median(t) * 1000 end
   return out
 end
 
@@ -72,25 +55,10 @@ local function lua_parse(text)
   return out
 end
 
--- Inside an isolated child: a tmpfs sandbox and n mounts, half tmpfs, half
--- binds of the sandbox directory (so the binds stack no deeper than one).
-local function populate(n)
-  assert(mountns.mount("tmpfs", "/tmp", "tmpfs"))
-  assert(mountns.mkdir("/tmp/b/m", { parents = true }))
-  for i = 1, n do
-    local d = "/tmp/b/m/" .. i
-    assert(mountns.mkdir(d))
-    if i % 2 == 0 then
-      assert(mountns.mount("t" .. i, d, "tmpfs"))
-    else
-      assert(mountns.bind("/tmp/b/m", d))
-    end
-  end
-end
 
 -- one table size: every measurement of targets 1, 2, 3 and 5
 local function run_size(n)
-  populate(n)
+  bench.populate(n)
   local r = { n = #mountns.mountinfo() }
   local reps = n >= 10000 and 31 or 101
   local m = medians(reps, {

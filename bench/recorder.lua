@@ -8,16 +8,11 @@
 --   lua5.4 bench/recorder.lua [calls]
 local mountns = require "mountns"
 local core = require "mountns.core"
-local expect = require "mountns.expect"
 local namespace = require "mountns.namespace"
+local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
 local CALLS = tonumber(arg and arg[1]) or 200000
 local RUNS, ROUNDS = 20, 5
-
-local function median(t)
-  table.sort(t)
-  return t[math.floor((#t + 1) / 2)]
-end
 
 local per_step = mountns.scenario(function(ns)
   local with, without = {}, {}
@@ -37,29 +32,17 @@ local per_step = mountns.scenario(function(ns)
     end
     with[r] = core.clock() - t0
   end
-  return (median(with) - median(without)) / CALLS
+  return (bench.median(with) - bench.median(without)) / CALLS
 end)
 
 local function article(sh1)
-  sh1:mkdir("/X"); sh1:mkdir("/Y"); sh1:mkdir("/Z")
-  sh1:mount("sda3", "/X", "tmpfs"); sh1:make_shared("/X")
-  sh1:mount("sda5", "/Y", "tmpfs"); sh1:make_shared("/Y")
-  local sh2 = sh1:unshare { propagation = "unchanged" }
-  sh1:bind("/X", "/Z")
-  expect.propagation(sh1, "/X", "shared")
-  expect.peers({ sh1, "/X" }, { sh1, "/Z" }, { sh2, "/X" })
-  expect.not_mounted(sh2, "/Z")
+  bench.article(sh1)
   return #namespace.steps()
 end
 
 local steps = mountns.scenario(article)
-local rounds = {}
-for r = 1, ROUNDS do
-  local t0 = core.clock()
-  for _ = 1, RUNS do mountns.scenario(article) end
-  rounds[r] = (core.clock() - t0) / RUNS
-end
-local scen = median(rounds)
+local scen = bench.median(bench.rounds(ROUNDS, { { key = "article",
+  run = function() return (bench.timed(RUNS, mountns.scenario, article)) end } }).article)
 
 print(string.format("one recorded step                %8.2f us  (median of %d rounds of %d calls)",
   per_step * 1e6, ROUNDS, CALLS))

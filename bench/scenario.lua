@@ -22,6 +22,7 @@
 local mountns = require "mountns"
 local core = require "mountns.core"
 local expect = require "mountns.expect"
+local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
 local ROUNDS = tonumber(arg and arg[1]) or 15
 local RUNS = tonumber(arg and arg[2]) or 20
@@ -42,16 +43,7 @@ if not sh("test -x " .. floor .. " -a " .. floor .. " -nt " .. dir .. "/scenario
     .. dir .. "/scenario_floor.c"), "cc bench/scenario_floor.c failed")
 end
 
-local function article(sh1)
-  sh1:mkdir("/X"); sh1:mkdir("/Y"); sh1:mkdir("/Z")
-  sh1:mount("sda3", "/X", "tmpfs"); sh1:make_shared("/X")
-  sh1:mount("sda5", "/Y", "tmpfs"); sh1:make_shared("/Y")
-  local sh2 = sh1:unshare { propagation = "unchanged" }
-  sh1:bind("/X", "/Z")
-  expect.propagation(sh1, "/X", "shared")
-  expect.peers({ sh1, "/X" }, { sh1, "/Z" }, { sh2, "/X" })
-  expect.not_mounted(sh2, "/Z")
-end
+local article = bench.article
 
 -- a container in its own user namespace: its mounts are the agent's
 local function userns(sh1)
@@ -78,12 +70,6 @@ local function calls(sh1)
   return agent, direct, (core.clock() - t0) / LOCKS
 end
 
-local function timed(n, fn)
-  local t0 = core.clock()
-  for _ = 1, n do fn() end
-  return (core.clock() - t0) / n
-end
-
 local function floor_run(mode, n)
   local p = assert(io.popen(floor .. " " .. mode .. " " .. n))
   local out = p:read("*a")
@@ -94,17 +80,17 @@ end
 
 local CONTENDERS = {
   { key = "lua_article", name = "mountns: article scenario",
-    run = function() return timed(RUNS, function() mountns.scenario(article) end) end },
+    run = function() return (bench.timed(RUNS, mountns.scenario, article)) end },
   { key = "c_article", name = "C floor: article scenario",
     run = function() return floor_run("article", RUNS) end },
   { key = "sh_article", name = "shell: bench/article.sh",
     run = function()
-      return timed(SHELL_RUNS, function()
+      return (bench.timed(SHELL_RUNS, function()
         assert(sh("sh " .. dir .. "/article.sh"), "bench/article.sh failed")
-      end)
+      end))
     end },
   { key = "lua_userns", name = "mountns: user-namespace scenario",
-    run = function() return timed(RUNS, function() mountns.scenario(userns) end) end },
+    run = function() return (bench.timed(RUNS, mountns.scenario, userns)) end },
   { key = "c_userns", name = "C floor: user-namespace scenario",
     run = function() return floor_run("userns", RUNS) end },
 }
@@ -128,14 +114,8 @@ for _, r in ipairs(RATIOS) do ratios[r[1]] = {} end
 mountns.scenario(article); mountns.scenario(userns); floor_run("article", 1)
 
 for round = 1, ROUNDS do
-  local this = {}
-  -- alternate the order, so neither side always runs after the other
-  local first, last, step = 1, #CONTENDERS, 1
-  if round % 2 == 0 then first, last, step = #CONTENDERS, 1, -1 end
-  for i = first, last, step do
-    local c = CONTENDERS[i]
-    this[c.key] = c.run()
-  end
+  -- the order alternates, so neither side always runs after the other
+  local this = bench.round(CONTENDERS, round)
   this.lua_agent, this.lua_direct, this.lua_locked = mountns.scenario(calls)
   this.c_agent, this.c_direct = floor_run("call", CALLS)
   for k, v in pairs(this) do times[k][#times[k] + 1] = v end
@@ -145,19 +125,12 @@ for round = 1, ROUNDS do
   end
 end
 
-local function median(t)
-  table.sort(t)
-  return t[math.floor((#t + 1) / 2)]
-end
-
-local loadavg = io.open("/proc/loadavg")
-local load = loadavg and loadavg:read("*l"):match("^(%S+ %S+ %S+)") or "?"
-if loadavg then loadavg:close() end
+local load = bench.loadavg()
 print(string.format("scenario bench: %d rounds (%d scenarios, %d shell runs, %d calls, "
   .. "%d expect.locked a round), loadavg %s", ROUNDS, RUNS, SHELL_RUNS, CALLS, LOCKS, load))
 print("median of the rounds:")
 for _, c in ipairs(CONTENDERS) do
-  print(string.format("  %-46s %9.3f ms", c.name, median(times[c.key]) * 1e3))
+  print(string.format("  %-46s %9.3f ms", c.name, bench.median(times[c.key]) * 1e3))
 end
 local NAMES = { lua_agent = "mountns: agent call (ns:exists)",
                 lua_direct = "mountns: direct call (ns:exists)",
@@ -165,7 +138,7 @@ local NAMES = { lua_agent = "mountns: agent call (ns:exists)",
                 c_agent = "C floor: agent call (pipe round trip)",
                 c_direct = "C floor: access(2)" }
 for _, k in ipairs(CALL_KEYS) do
-  local v = median(times[k])
+  local v = bench.median(times[k])
   if k == "lua_locked" then
     print(string.format("  %-46s %9.3f ms", NAMES[k], v * 1e3))
   else
@@ -174,5 +147,5 @@ for _, k in ipairs(CALL_KEYS) do
 end
 print("ratios (median of the rounds' ratios):")
 for _, r in ipairs(RATIOS) do
-  print(string.format("  %-52s %7.2fx", r[1], median(ratios[r[1]])))
+  print(string.format("  %-52s %7.2fx", r[1], bench.median(ratios[r[1]])))
 end

@@ -16,6 +16,7 @@ local mountns = require "mountns"
 local core = require "mountns.core"
 local child = require "mountns.child"
 local isolate = require "mountns.isolate"
+local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
 local WORKER = arg and arg[1] == "--worker" -- started again: heap, runs follow
 local ROUNDS = tonumber(arg and arg[1]) or 9
@@ -96,8 +97,7 @@ for _, w in ipairs(WORKERS) do
   assert(core.write_fd(w.cmd, "q"))
   core.close_fd(w.cmd); core.close_fd(w.res)
   core.waitpid(w.pid)
-  table.sort(w.times)
-  w.median = w.times[math.floor((#w.times + 1) / 2)]
+  w.median = bench.median(w.times)
 end
 
 local base = WORKERS[1].median

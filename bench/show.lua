@@ -15,6 +15,7 @@
 -- findmnt's tree grows quadratically)
 local mountns = require "mountns"
 local core = require "mountns.core"
+local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
 local ROUNDS = tonumber(arg and arg[1]) or 15
 local RUNS = tonumber(arg and arg[2]) or 10
@@ -37,51 +38,27 @@ if OTHER then
                        cmd = "exec " .. lua .. " " .. OTHER .. "/bin/mountns show --json" })
 end
 
-local function median(t)
-  table.sort(t)
-  return t[math.floor((#t + 1) / 2)]
-end
-
 -- the medians (seconds) of every command, in this process's namespace
 local function measure(rounds, runs)
-  local times = {}
-  for k, c in ipairs(CMDS) do
-    times[k] = {}
+  for _, c in ipairs(CMDS) do
     assert(os.execute(c.cmd .. " >/dev/null")) -- warm, and it works
   end
-  for r = 1, rounds do
-    for j = 1, #CMDS do
-      local k = (r + j) % #CMDS + 1 -- each round starts elsewhere
-      local t0 = core.clock()
-      for _ = 1, runs do os.execute(CMDS[k].cmd .. " >/dev/null") end
-      times[k][#times[k] + 1] = (core.clock() - t0) / runs
-    end
+  local list = {}
+  for k, c in ipairs(CMDS) do
+    list[k] = { key = k, run = function()
+      return (bench.timed(runs, os.execute, c.cmd .. " >/dev/null"))
+    end }
   end
+  local times = bench.rounds(rounds, list, true) -- each round starts elsewhere
   local out = { mounts = #assert(core.read_mountinfo()):gsub("[^\n]", "") }
-  for k in ipairs(CMDS) do out[k] = median(times[k]) end
+  for k in ipairs(CMDS) do out[k] = bench.median(times[k]) end
   return out
-end
-
--- Inside an isolated child: n mounts, half tmpfs, half binds of the
--- sandbox directory (as bench/mounts.lua makes them).
-local function populate(n)
-  assert(mountns.mount("tmpfs", "/tmp", "tmpfs"))
-  assert(mountns.mkdir("/tmp/b/m", { parents = true }))
-  for i = 1, n do
-    local d = "/tmp/b/m/" .. i
-    assert(mountns.mkdir(d))
-    if i % 2 == 0 then
-      assert(mountns.mount("t" .. i, d, "tmpfs"))
-    else
-      assert(mountns.bind("/tmp/b/m", d))
-    end
-  end
 end
 
 local results = { measure(ROUNDS, RUNS) }
 for _, n in ipairs { 1000, 10000 } do
   results[#results + 1] = mountns.isolate_with({ timeout = 1800 }, function()
-    populate(n - results[1].mounts - 1) -- and the tmpfs on /tmp
+    bench.populate(n - results[1].mounts - 1) -- and the tmpfs on /tmp
     if n >= 10000 then return measure(5, 1) end
     return measure(ROUNDS, math.max(1, math.floor(RUNS / 5)))
   end)
