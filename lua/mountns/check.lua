@@ -22,6 +22,7 @@ local argcheck = require "mountns.args"
 local format = require "mountns.format"
 local scenario = require "mountns.scenario"
 local model = require "mountns.model"
+local mirror = require "mountns.mirror"
 
 local M = {}
 
@@ -380,10 +381,14 @@ end
 --- The model's observation of steps (a fresh world each time).
 -- @tparam table steps
 -- @tparam[opt] table m the model module (default `mountns.model`)
+-- @tparam[opt] boolean locked_root the kernel's fresh namespaces have a
+-- locked `/` (`on_kernel`'s second result: not root, see `world:namespace`)
 -- @treturn table as `observe`
-function M.on_model(steps, m)
+function M.on_model(steps, m, locked_root)
   m = m or model
-  local ok, first = pcall(function() return m.new():namespace() end)
+  local ok, first = pcall(function()
+    return m.new():namespace(locked_root and { locked_root = true } or nil)
+  end)
   if not ok then
     local obs = {}
     for i = 1, #steps do obs[i] = { outcome = "error: " .. tostring(first), text = "" } end
@@ -409,22 +414,26 @@ end
 -- @tparam table seqs a list of step lists
 -- @tparam[opt=1] int per sequences a scenario
 -- @treturn table a list of observations, one per sequence
+-- @treturn boolean whether their `/` was locked: the scenario ran in a user
+-- namespace other than the initial one (an unprivileged caller's), whose
+-- lock pivot_root hands to the new root (doc/kernel-vs-docs.md 4)
 function M.on_kernel(seqs, per)
   per = per or 1
-  local out = {}
+  local out, locked = {}, false
   for from = 1, #seqs, per do
     local to = math.min(#seqs, from + per - 1)
-    local got = scenario.scenario(function(first)
+    local got, lk = scenario.scenario(function(first)
       local res = {}
       for j = from, to do
         -- its namespaces are closed at its end (an agent with none left ends)
         res[#res + 1] = M.observe(fresh(first, j), seqs[j], true)
       end
-      return res
+      return res, not mirror.in_initial_userns()
     end, { timeout = 60 + (to - from) })
     for _, o in ipairs(got) do out[#out + 1] = o end
+    locked = lk
   end
-  return out
+  return out, locked
 end
 
 -- ---- comparing, shrinking ----------------------------------------------------
@@ -432,10 +441,10 @@ end
 -- Candidates run on the kernel (per scenario: `per`) and on the model:
 -- for each, nil or {at = first differing step, kernel = obs, model = obs}.
 local function trial(cands, o)
-  local kobs = M.on_kernel(cands, o.per)
+  local kobs, locked = M.on_kernel(cands, o.per)
   local out = {}
   for j, steps in ipairs(cands) do
-    local mobs = M.on_model(steps, o.model)
+    local mobs = M.on_model(steps, o.model, locked)
     local at = M.first_difference(kobs[j], mobs)
     out[j] = at and { at = at, kernel = kobs[j], model = mobs, steps = steps } or false
   end
@@ -719,15 +728,15 @@ function M.check(opts)
     local seqs = {}
     for i = from, to do seqs[#seqs + 1] = M.generate(seed, i, k, { user = user }) end
     local t1 = core.clock()
-    local ok, kobs = pcall(M.on_kernel, seqs, per)
+    local ok, kobs, locked = pcall(M.on_kernel, seqs, per)
     if not ok then
       -- a batch that failed (a scenario's error, its timeout): each
       -- sequence alone, and the one that fails is reported
       kobs = {}
       for j, steps in ipairs(seqs) do
-        local one_ok, one = pcall(M.on_kernel, { steps })
+        local one_ok, one, lk = pcall(M.on_kernel, { steps })
         if one_ok then
-          kobs[j] = one[1]
+          kobs[j], locked = one[1], lk
         else
           local line = string.format("ERROR sequence %d: the kernel's run failed: %s",
             from + j - 1, (tostring(one):gsub("\n.*", "")))
@@ -739,7 +748,7 @@ function M.check(opts)
     local t2 = core.clock()
     local found = {}
     for j, steps in ipairs(seqs) do
-      local mobs = kobs[j] and M.on_model(steps, opts.model)
+      local mobs = kobs[j] and M.on_model(steps, opts.model, locked)
       local at = mobs and M.first_difference(kobs[j], mobs)
       if at then
         found[#found + 1] = { index = from + j - 1, at = at, steps = steps,
