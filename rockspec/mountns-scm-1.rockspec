@@ -67,6 +67,7 @@ build = {
     ["mountns.mirror"] = "lua/mountns/mirror.lua",
     ["mountns.explain"] = "lua/mountns/explain.lua",
     ["mountns.check"] = "lua/mountns/check.lua",
+    ["mountns.cli"] = "lua/mountns/cli.lua",
   },
   install = {
     bin = { mountns = "bin/mountns" },

@@ -23,6 +23,7 @@ local format = require "mountns.format"
 local scenario = require "mountns.scenario"
 local model = require "mountns.model"
 local mirror = require "mountns.mirror"
+local cli = require "mountns.cli"
 
 local M = {}
 
@@ -802,6 +803,79 @@ function M.check(opts)
   end
   res.seconds = core.clock() - t0
   return res
+end
+
+-- ---- the command line: `mountns check ...` --------------------------------
+
+--- `mountns check ARGS` (bin/mountns): the options parsed, the sequences
+-- listed (`--list`) or checked (`M.check`), one line per divergence and a
+-- summary. A usage error exits with status 2 (`mountns.cli.die`).
+-- @tparam {string,...} args the words after `check`
+-- @treturn int the exit status: 0 no divergence, 1 divergences (or a
+-- sequence not run)
+function M.command(args)
+  local die = cli.die
+  local o = {}
+  local i = 1
+  -- an integer option's value, lo <= v <= hi
+  local function int(name, lo, hi)
+    i = i + 1
+    local v = args[i]
+    local n = v and v:match("^%d+$") and tonumber(v)
+    if not n or n < lo or n > hi then
+      die(string.format("check: %s needs an integer from %d to %d, got %s", name, lo, hi,
+        v and ("'" .. core.escape(v) .. "'") or "nothing"))
+    end
+    return math.floor(n)
+  end
+  while i <= #args do
+    local a = args[i]
+    if o[a] ~= nil then die("check: " .. a .. " given twice") end
+    if a == "--random" then o[a] = int(a, 1, 1e9)
+    elseif a == "--seed" then o[a] = int(a, 0, 2147483646)
+    elseif a == "--ops" then o[a] = int(a, 1, 1000)
+    elseif a == "--per" then o[a] = int(a, 1, 10000)
+    elseif a == "--out" then
+      i = i + 1
+      o[a] = args[i] or die("check: --out needs a directory")
+    elseif a == "--no-user" or a == "--list" then o[a] = true
+    else die("check: unexpected argument " .. core.escape(a) .. "\n" .. cli.USAGE) end
+    i = i + 1
+  end
+  local n = o["--random"] or die("check: --random N is needed (the number of sequences)")
+  local seed = o["--seed"] or os.time() % 2147483647
+  local k = o["--ops"] or 8
+  if o["--list"] then
+    for index = 1, n do
+      local steps = M.generate(seed, index, k, { user = not o["--no-user"] })
+      local names = M.names(steps)
+      print(string.format("sequence %d:", index))
+      for _, st in ipairs(steps) do print("  " .. M.call_text(st, names)) end
+    end
+    return 0
+  end
+  if o["--out"] then
+    local ok, err = core.mkdir(o["--out"], { parents = true })
+    if not ok then die("check: --out: " .. tostring(err)) end
+  end
+  print(string.format("check: %d sequences of %d steps, seed %d", n, k, seed))
+  io.stdout:flush()
+  local ok, res = pcall(M.check, { n = n, seed = seed, ops = k, per = o["--per"],
+    out = o["--out"], user = not o["--no-user"] and nil or false,
+    report = function(line)
+      print(line)
+      io.stdout:flush()
+    end })
+  if not ok then
+    io.stderr:write("mountns: check: ", tostring(res), "\n")
+    return 1
+  end
+  print(string.format("check: %d sequences of %d steps, seed %d: %d divergence%s%s, %.1f s "
+    .. "(kernel %.1f s, model %.1f s; %.0f sequences/s)", n, k, seed, #res.divergences,
+    #res.divergences == 1 and "" or "s",
+    #res.errors > 0 and string.format(", %d not run", #res.errors) or "",
+    res.seconds, res.kernel_seconds, res.model_seconds, n / res.seconds))
+  return (#res.divergences == 0 and #res.errors == 0) and 0 or 1
 end
 
 return M

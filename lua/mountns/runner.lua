@@ -25,6 +25,7 @@ local isolate = require "mountns.isolate"
 local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
 local model = require "mountns.model"
+local cli = require "mountns.cli"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
@@ -428,6 +429,134 @@ function M.run(files, opts)
   if tap then emit("1.." .. n) end
   emit(string.format("%s%d passed, %d failed", tap and "# " or "", passed, failed))
   return failed == 0 and 0 or 1
+end
+
+-- ---- the command line: `mountns run ...` ----------------------------------
+
+local die = cli.die
+
+-- The shell word for s.
+local function quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
+-- mountns run --kernel K ARGS: this same command (without --kernel) in a
+-- virtual machine booting K, through the tree's vm/run; its exit status.
+local function run_on_kernel(kernel, args, tree, interp)
+  if not tree then die("run: --kernel needs the source tree (its vm/ folder)") end
+  local f = io.open(tree .. "/vm/run")
+  if not f then die("run: --kernel: no " .. tree .. "/vm/run") end
+  f:close()
+  local cmd = { quote(tree .. "/vm/run"), quote(kernel), quote(interp),
+                quote(tree .. "/bin/mountns"), "run" }
+  for _, a in ipairs(args) do cmd[#cmd + 1] = quote(a) end
+  io.stdout:flush()
+  local ok, how, code = os.execute(table.concat(cmd, " "))
+  if type(ok) == "number" then -- Lua 5.1: the wait status
+    return ok % 256 == 0 and math.floor(ok / 256) or 128 + ok % 256
+  end
+  if how == "signal" then return 128 + code end
+  return code or (ok and 0 or 1)
+end
+
+--- `mountns run ARGS` (bin/mountns): the options parsed, the scripts run
+-- (`M.run`), or with `--kernel K` the same command in a virtual machine.
+-- A usage error exits with status 2 (`mountns.cli.die`).
+-- @tparam {string,...} args the words after `run`
+-- @tparam table ctx `tree`: the source tree's root (nil when installed;
+-- `--kernel` needs its vm/), `interp`: the Lua interpreter's command
+-- @treturn int the exit status
+function M.command(args, ctx)
+  local files, opts, strict = {}, {}, false
+  local kernel, rest = nil, {}
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    if a == "--kernel" then
+      i = i + 1
+      kernel = args[i] or die("run: --kernel needs 6.1, 6.12 or host")
+      if kernel ~= "6.1" and kernel ~= "6.12" and kernel ~= "host" then
+        die("run: --kernel: 6.1, 6.12 or host expected, got " .. kernel)
+      end
+    else rest[#rest + 1] = a end
+    if a == "--" then
+      for j = i + 1, #args do rest[#rest + 1] = args[j] end
+      break
+    end
+    i = i + 1
+  end
+  if kernel and kernel ~= "host" then
+    for _, a in ipairs(rest) do
+      if a == "--dot" then
+        die("run: --dot with --kernel: nothing of the guest reaches the host")
+      end
+      if a == "--" then break end
+    end
+    return run_on_kernel(kernel, rest, ctx.tree, ctx.interp)
+  end
+  args, i = rest, 1
+  while i <= #args do
+    local a = args[i]
+    if a == "--tap" then opts.tap = true
+    elseif a == "--golden" then opts.golden = true
+    elseif a == "--model" then opts.model = true
+    elseif a == "--both" then opts.both = true
+    elseif a == "--strict" then strict = true
+    elseif a == "--linux" then
+      i = i + 1
+      opts.linux = args[i] or die("run: --linux needs a kernel version (such as 6.12)")
+    elseif a == "--dot" then
+      i = i + 1
+      opts.dot = args[i] or die("run: --dot needs a directory")
+    elseif a == "--timeout" then
+      i = i + 1
+      local s = tonumber(args[i] or "")
+      if not s or s <= 0 or s ~= s or s == math.huge then
+        die("run: --timeout needs a number of seconds > 0")
+      end
+      opts.timeout = s
+    elseif a == "-j" or a == "--jobs" then
+      i = i + 1
+      local v = args[i]
+      local j = v and v:match("^%d+$") and tonumber(v)
+      if not j or j < 1 then
+        die("run: " .. a .. " needs a number of files to run at once (an integer >= 1), got "
+          .. (v and ("'" .. core.escape(v) .. "'") or "nothing"))
+      end
+      opts.jobs = j
+    elseif a == "--" then
+      for j = i + 1, #args do files[#files + 1] = args[j] end
+      break
+    elseif a:sub(1, 1) == "-" and a ~= "-" then die("run: unknown option " .. a)
+    else files[#files + 1] = a end
+    i = i + 1
+  end
+  if #files == 0 then die("run: no scenario file given\n" .. cli.USAGE) end
+  if opts.model and opts.both then
+    die("run: --model and --both exclude each other (--both runs on the kernel and the model)")
+  end
+  if strict then
+    if not opts.both then die("run: --strict goes with --both") end
+    opts.both = { strict = true }
+  end
+  if opts.linux then
+    if not opts.model then
+      die("run: --linux needs --model (the kernel follows its own rules; --both, check and "
+        .. "explain follow the running kernel's)")
+    end
+    local ok, err = pcall(model.check_linux, opts.linux, "--linux", 1)
+    if not ok then
+      die("run: --linux: " .. tostring(err):gsub("^.-%(option 'linux'[:]? ?", ""):gsub("%)$", ""))
+    end
+  end
+  if opts.dot then
+    local ok, err = core.mkdir(opts.dot, { parents = true })
+    if not ok then die("run: --dot: " .. tostring(err)) end
+  end
+  opts.jobs = opts.jobs or M.cpus()
+  local code, err = M.run(files, opts)
+  if not code then die("run: " .. tostring(err)) end
+  return code
 end
 
 return M

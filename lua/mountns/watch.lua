@@ -33,6 +33,7 @@ local mdiff = require "mountns.diff"
 local record = require "mountns.record"
 local argcheck = require "mountns.args"
 local mounts = require "mountns.mounts"
+local cli = require "mountns.cli"
 
 local M = {}
 
@@ -477,6 +478,87 @@ function M.describe(ev)
     if #parts > 0 then s = s .. "; " .. table.concat(parts, "; ") end
   end
   return s
+end
+
+-- ---- the command line: `mountns show --watch` -----------------------------
+
+-- The state and start time of a process (fields 3 and 22 of
+-- /proc/PID/stat, after the command name in parentheses), nil once gone.
+local function proc_stat(pid)
+  local f = io.open("/proc/" .. pid .. "/stat")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  local fields = {}
+  for w in (s and s:match(".*%) (.*)$") or ""):gmatch("%S+") do fields[#fields + 1] = w end
+  if not fields[20] then return nil end
+  return fields[1], fields[20]
+end
+
+-- Whether the process first seen with start time `start` has exited (a
+-- zombie has, and a new process with its PID is another one).
+local function exited(pid, start)
+  local state, now = proc_stat(pid)
+  return state == nil or state == "Z" or state == "X" or now ~= start
+end
+
+--- `mountns show --watch` (bin/mountns, its options checked there): a
+-- header line once the watch is armed, then one line per event (flushed at
+-- once, so a reader sees it as it happens). Ends at the timeout, with a
+-- line when the watched process exits, with exit status 130 and no
+-- traceback on Ctrl-C; a watch that cannot start exits with status 2
+-- (`mountns.cli.die`), one that fails later with 1.
+-- @tparam[opt] int pid the process whose namespace is watched (nil: this one)
+-- @tparam table opts `timeout`, `interval` (seconds or nil), `fallback`
+-- @treturn int the exit status, 0
+function M.command(pid, opts)
+  local start
+  if pid then start = select(2, proc_stat(pid)) end
+  -- Ctrl-C: lua.c raises "interrupted!", a poll cut short says EINTR
+  local function interrupted(msg)
+    if msg:find("interrupted!", 1, true) or msg:find("(EINTR)", 1, true) then
+      io.stderr:write("mountns: show --watch: interrupted\n")
+      os.exit(130)
+    end
+  end
+  local timeout, interval = opts.timeout, opts.interval
+  local ok, w = pcall(M.open, pid, { fallback = opts.fallback, interval = interval })
+  if not ok then
+    interrupted(tostring(w))
+    cli.die(tostring(w))
+  end
+  local why
+  ok, why = pcall(function()
+    print(string.format("watching %s via %s%s", tostring(w.handle), w.path,
+                        w.reason and (" (" .. core.escape(w.reason) .. ")") or ""))
+    io.stdout:flush()
+    local deadline = timeout and core.clock() + timeout
+    -- with a PID, wake at least once a second to see whether it exited
+    local step = pid and math.min(interval or M.INTERVAL, 1)
+    while true do
+      local wait = deadline and math.max(0, deadline - core.clock())
+      if step and (not wait or step < wait) then wait = step end
+      local ev = w:next(wait)
+      if ev then
+        print(M.describe(ev))
+        io.stdout:flush()
+      end
+      if pid and exited(pid, start) then
+        return "process " .. pid .. " exited"
+      end
+      if not ev and deadline and core.clock() >= deadline then return nil end
+    end
+  end)
+  w:close()
+  if not ok then
+    interrupted(tostring(why))
+    io.stderr:write("mountns: show --watch: ", tostring(why), "\n")
+    os.exit(1)
+  end
+  if why then
+    print("watch ended: " .. why)
+  end
+  return 0
 end
 
 return M

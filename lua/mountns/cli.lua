@@ -1,0 +1,85 @@
+--- mountns.cli: what the commands of `bin/mountns` share: the usage text
+-- (`mountns --help`) and the exit of a usage error. Each command's code
+-- lives with what it drives (`runner.command`, `check.command`,
+-- `watch.command`) and `bin/mountns` keeps only `show`, so a plain
+-- `mountns show` compiles and loads no more Lua than it runs (issue 15: as
+-- fast as findmnt on a small table); this module is loaded by the other
+-- commands and by `show`'s errors.
+-- @module mountns.cli
+
+local M = {}
+
+--- The usage text of `bin/mountns` (`mountns --help`).
+M.USAGE = [[
+usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel K]
+                   [--model [--linux V]|--both] [--strict] FILE.lua ...
+       mountns show [--json|--dot] [PID]
+       mountns show --explain PATH [PID]
+       mountns show --watch [--timeout S] [--interval S] [--fallback] [PID]
+       mountns check --random N [--seed S] [--ops K] [--out DIR] [--no-user] [--list]
+
+  run    run scenario scripts, each in a child process with a private mount
+         namespace; one line per scenario (ok/FAIL and name), the diagnostic
+         of each failure, what scripts print as "# " lines, a summary; exit
+         status 0 all passed, 1 a failure or a script that exited early,
+         2 usage, 130 interrupted (Ctrl-C). --tap: TAP version 14.
+         --timeout S: every scenario's default timeout (seconds).
+         -j N, --jobs N: run N files at once (default: the online CPUs);
+         the report is the same, in file order, whatever N is.
+         --dot DIR writes DIR/<script>-<n>.dot per scenario: Graphviz text of
+         its namespaces, peer groups and slave edges at the scenario's end;
+         --golden prints after each passing scenario the golden text of its
+         namespaces at its end (normalised, article form), to paste into
+         expect.golden. --kernel K (6.1, 6.12 or host): run them inside a
+         virtual machine booting Debian's kernel K (vm/run, from a source
+         tree; make matrix-deps), output and exit status passed through.
+         --model: run the scenarios on the model (mountns.model: the
+         kernel's propagation rules in Lua, no namespaces) instead;
+         --linux V (with --model): the rules of Linux V (6.1, 6.12, 6.18;
+         any MAJOR.MINOR from 6.1 on; default: the running kernel's);
+         --both: each scenario runs on the kernel and every step it makes
+         is mirrored on the model (mountns.model): the first difference of
+         an outcome or of the normalised tables fails it, naming the line,
+         the call and the diff; what the model cannot follow (ns:run,
+         ns:exec, methods it lacks) is listed as "note: not modelled" lines;
+         --strict (with --both): such a step fails the scenario instead
+  show   the mount tree of a process's mount namespace (default: this one),
+         with propagation, peer group and master columns; --json for
+         machines, --dot for Graphviz; --watch prints each mount event of
+         that namespace as it happens (attach, detach, change), one line
+         each with the namespace and propagation, for S seconds or for ever
+         (--fallback: poll mountinfo and diff, not fanotify); propagation
+         changes signal nothing: the table is re-read every --interval S
+         seconds (default 1, > 0); with a PID the watch ends when that
+         process exits; Ctrl-C ends it with exit status 130;
+         --explain PATH: the mount at PATH (or the one PATH lies on), its
+         peer group and master, the mounts of every namespace you can see
+         (/proc/*/mountinfo) that are its peers, slaves or masters, and what
+         that means for propagation; from the current state (a live process
+         has no history: scenarios have one, see mountns.explain)
+  check  generate N random sequences of K (default 8) namespace calls
+         (mkdir, mount, bind, rbind, move, umount, remount, make-[r]shared/
+         private/slave/unbindable, unshare with each propagation and user
+         namespaces, close) over a few paths and up to 4 namespaces, run each
+         on the kernel (scenarios) and on the model (mountns.model), and
+         compare after every step the errno name and the golden text of
+         every open namespace. Seeded (--seed S, 0 <= S < 2^31; default from
+         the clock, printed): the same sequences on every Lua version. Each
+         divergence is shrunk and written as DIR/check-S-I.lua (--out DIR,
+         default .), a scenario `mountns run` runs on the kernel; one line
+         each, then a summary; exit status 0 none, 1 divergences, 2 usage.
+         --no-user: no user-namespace copies; --list: print the sequences
+         only (nothing runs)
+  Paths are shown escaped: control characters, DEL, bytes that are not
+  UTF-8 and the backslash as \ooo (octal, as in mountinfo). Exit status 2
+  is a usage error.
+]]
+
+--- A usage error: "mountns: MSG" on stderr, exit status 2.
+-- @tparam string msg
+function M.die(msg)
+  io.stderr:write("mountns: ", msg, "\n")
+  os.exit(2)
+end
+
+return M
