@@ -72,14 +72,7 @@ end
 
 -- ---- paths -------------------------------------------------------------------
 
--- The components of a normalised absolute path.
-local find, sub = string.find, string.sub
-
-local function components(path)
-  local out = {}
-  for c in path:gmatch("[^/]+") do out[#out + 1] = c end
-  return out
-end
+local find, sub, byte = string.find, string.sub, string.byte
 
 local function join(dir, name)
   return dir == "/" and "/" .. name or dir .. "/" .. name
@@ -700,8 +693,13 @@ local function new_ns(w, root, label, user)
   return ns
 end
 
-local DEFAULT_FLAGS = { ro = false, nosuid = false, nodev = false, noexec = false,
-                        atime = "relatime", nodiratime = false, nosymfollow = false }
+local NAMESPACE_OPTIONS = { "label", "locked_root" }
+
+-- a new mount's flags (a fresh table: options_text remembers its text in it)
+local function default_flags()
+  return { ro = false, nosuid = false, nodev = false, noexec = false,
+           atime = "relatime", nodiratime = false, nosymfollow = false, text_ = nil }
+end
 
 --- The first namespace of a world: its `/` a fresh tmpfs, private, as a
 -- kernel scenario's is.
@@ -712,14 +710,14 @@ local DEFAULT_FLAGS = { ro = false, nosuid = false, nodev = false, noexec = fals
 -- `/` gives EINVAL there, not ELOOP, and its copies keep the lock
 -- @treturn Space
 function World:namespace(opts)
-  opts = argcheck.options(opts, "world:namespace", 1, { "label", "locked_root" }, 2)
+  opts = argcheck.options(opts, "world:namespace", 1, NAMESPACE_OPTIONS, 2)
   if opts.locked_root ~= nil and type(opts.locked_root) ~= "boolean" then
     argcheck.error("world:namespace", 1, "option 'locked_root' must be a boolean, got "
       .. type(opts.locked_root), 2)
   end
   self.users = self.users + 1
   local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755", self.users)
-  local root = new_mount(self, sb, "/", copy_flags(DEFAULT_FLAGS))
+  local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
   return new_ns(self, root, opts.label, self.users)
 end
@@ -755,23 +753,27 @@ end
 
 -- A method: checks self, runs body(self, ...) and turns a failure into the
 -- core's message, raised at the caller's line.
+-- (the body's result passes through as varargs: no table a call)
 local function method(name, body)
+  local function finish(self, ok, ...)
+    if ok then return ... end
+    local e = ...
+    if getmetatable(e) == Failure then
+      event(self.world, { ns = self.label_, call = self.world.current_call, kind = "error",
+                          rule = e.message })
+      error(e.message, 3)
+    end
+    -- an argument check: raised at the caller's line, as the core's
+    local why = type(e) == "string" and e:match("^[^\n]-:%d+: (bad argument #.*)$")
+    if why then error(why, 3) end
+    error(e, 3)
+  end
   return function(self, ...)
     check_open(self, name)
-    local res = pack(pcall(body, self, ...))
-    if not res[1] then
-      local e = res[2]
-      if getmetatable(e) == Failure then
-        event(self.world, { ns = self.label_, call = self.world.current_call, kind = "error",
-                            rule = e.message })
-        error(e.message, 2)
-      end
-      -- an argument check: raised at the caller's line, as the core's
-      local why = type(e) == "string" and e:match("^[^\n]-:%d+: (bad argument #.*)$")
-      if why then error(why, 2) end
-      error(e, 2)
-    end
-    return unpack(res, 2, res.n)
+    -- (not a tail call: finish's error levels count this frame; every
+    -- body returns one value)
+    local r = finish(self, pcall(body, self, ...))
+    return r
   end
 end
 
@@ -841,8 +843,12 @@ local function check_flags(flags, set, fname, argn)
   return names
 end
 
+-- (nil gives a shared empty table: the callers only read it)
+local NO_OPTIONS = setmetatable({}, { __newindex = function() error("model: NO_OPTIONS", 2) end })
+local RECURSIVE, BIND = { recursive = "boolean" }, { bind = "boolean" }
+
 local function check_keys(opts, known, fname, argn)
-  if opts == nil then return {} end
+  if opts == nil then return NO_OPTIONS end
   if type(opts) ~= "table" then
     argcheck.error(fname, argn, "table expected, got " .. type(opts), 4)
   end
@@ -880,9 +886,15 @@ local function check_path(p, fname, argn)
   return p
 end
 
--- a path as the kernel walks it (lexically: the model has no symlinks)
+-- a path as the kernel walks it (lexically: the model has no symlinks);
+-- p is a checked path (check_path: a string without NUL)
 local function walkpath(p)
-  if p:sub(1, 1) ~= "/" then p = "/" .. p end
+  if byte(p, 1) ~= 47 then -- "/"
+    p = "/" .. p
+  elseif not (find(p, "/.", 1, true) or find(p, "//", 1, true))
+         and (byte(p, -1) ~= 47 or #p == 1) then
+    return p -- normal already (no "//", no "." or ".." step, no trailing "/")
+  end
   return mtable.normpath(p)
 end
 
@@ -898,7 +910,7 @@ end
 
 -- mount flags -> the mount's flags table (do_mount's per-mount part)
 local function mount_flags_of(names, old)
-  local f = copy_flags(DEFAULT_FLAGS)
+  local f = default_flags()
   local atime_given = false
   for _, n in ipairs(names) do
     local d = MOUNT_FLAGS[n]
@@ -957,9 +969,10 @@ local PROP_OPS = { shared = { "make-shared", "make-rshared" },
 
 for kind, names in pairs(PROP_OPS) do
   local fname = "make_" .. kind
+  local qname = "ns:" .. fname
   Space[fname] = method(fname, function(self, path, opts)
-    path = check_path(path, "ns:" .. fname, 1)
-    opts = check_keys(opts, { recursive = "boolean" }, "ns:" .. fname, 2)
+    path = check_path(path, qname, 1)
+    opts = check_keys(opts, RECURSIVE, qname, 2)
     local op = opts.recursive and names[2] or names[1]
     set_call(self, op .. " " .. path, path)
     change_type(self, path, kind, opts.recursive, op)
@@ -1421,7 +1434,7 @@ end)
 Space.bind = method("bind", function(self, source, target, opts)
   source = check_path(source, "ns:bind", 1)
   target = check_path(target, "ns:bind", 2)
-  opts = check_keys(opts, { recursive = "boolean" }, "ns:bind", 3)
+  opts = check_keys(opts, RECURSIVE, "ns:bind", 3)
   set_call(self, (opts.recursive and "rbind " or "bind ") .. source .. " " .. target, target,
     source)
   bind_op(self, source, target, opts.recursive)
@@ -1444,7 +1457,7 @@ Space.remount = method("remount", function(self, target, flags, data, opts)
   target = check_path(target, "ns:remount", 1)
   local names = check_flags(flags, MOUNT_FLAGS, "ns:remount", 2)
   data = opt_string(data, "ns:remount", 3, "data")
-  opts = check_keys(opts, { bind = "boolean" }, "ns:remount", 4)
+  opts = check_keys(opts, BIND, "ns:remount", 4)
   set_call(self, "remount " .. target, target)
   remount_op(self, target, names, data, opts.bind)
   return true
@@ -1458,26 +1471,39 @@ Space.mkdir = method("mkdir", function(self, path, opts)
   path = check_path(path, "ns:mkdir", 1)
   set_call(self, "mkdir " .. path, path)
   local p = walkpath(path)
-  local parts = components(p)
-  local sofar = "/"
-  for i, c in ipairs(parts) do
-    local parent = sofar
-    sofar = join(sofar, c)
-    local mnt, dpath, node = resolve(self, parent, "mkdir", path)
+  -- one walk down the path (resolve's, component by component), making
+  -- what is missing on the way
+  local mnt, dpath = self.root, self.root.root
+  local node = mnt.sb.nodes[dpath]
+  local i, n = 2, #p
+  while i <= n do
+    local j = find(p, "/", i, true) or n + 1
+    local c = sub(p, i, j - 1)
+    i = j + 1
+    local last = i > n
     if not node.dir then fail("ENOTDIR", "mkdir", path) end
+    local nodes = mnt.sb.nodes
     local full = join(dpath, c)
-    local there = mnt.sb.nodes[full]
+    local there = nodes[full]
     if there then
-      if i == #parts then
+      if last then
         if not o.parents then fail("EEXIST", "mkdir", path) end
         if not there.dir then fail("EEXIST", "mkdir", path) end
       elseif not there.dir then
         fail("ENOTDIR", "mkdir", path)
       end
     else
-      if i < #parts and not o.parents then fail("ENOENT", "mkdir", path) end
+      if not last and not o.parents then fail("ENOENT", "mkdir", path) end
       if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "mkdir", path) end
-      mnt.sb.nodes[full] = { dir = true }
+      there = { dir = true }
+      nodes[full] = there
+    end
+    dpath, node = full, there
+    while true do
+      local child = child_at(mnt, dpath)
+      if not child then break end
+      mnt, dpath = child, child.root
+      node = mnt.sb.nodes[dpath]
     end
   end
   return true
@@ -1853,6 +1879,36 @@ local function clock()
   return os.clock()
 end
 
+local SCENARIO_OPTIONS = { "timeout", "label", "locked_root", "linux" }
+
+-- a scenario's message handler
+local function traceback(e)
+  if type(e) == "string" then return debug.traceback(e, 2) end
+  return e
+end
+
+-- the end of a scenario: fn's results (ok, ...) reported under `mountns
+-- run`, returned, or its error raised (no table of the results)
+local function finish_scenario(w, name, t0, ok, ...)
+  local run = running
+  if run then
+    local open = M.open_namespaces(w)
+    local title = name or "(unnamed scenario)"
+    local golden = run.opts.golden and format.golden_text(unpack(open)) or nil
+    local dot
+    if run.opts.dot and run.picture then
+      open[#open + 1] = { normalize = true, title = title }
+      local pok, text = pcall(run.picture, unpack(open))
+      dot = pok and text or false
+    end
+    run.opts.report(title, ok, not ok and (...) or nil, clock() - t0, dot, golden)
+    if not ok then return nil end
+    return ...
+  end
+  if not ok then error((...), 0) end
+  return ...
+end
+
 --- Run a scenario on the model: the signature and option checks of
 -- `mountns.scenario` (`timeout` accepted and ignored, `label`), and the
 -- model's own `locked_root` (see `world:namespace`) and `linux` (the
@@ -1868,8 +1924,7 @@ function M.scenario(name, fn, opts, ...)
     name, fn, opts, argn = nil, name, fn, 2
   end
   argcheck.typed(fn, "function", "scenario", argn - 1, 2)
-  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label", "locked_root", "linux" },
-    2)
+  opts = argcheck.options(opts, "scenario", argn, SCENARIO_OPTIONS, 2)
   argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
   if opts.locked_root ~= nil and type(opts.locked_root) ~= "boolean" then
     argcheck.error("scenario", argn, "option 'locked_root' must be a boolean, got "
@@ -1878,32 +1933,18 @@ function M.scenario(name, fn, opts, ...)
   local linux = opts.linux
   if linux == nil and running then linux = running.opts.linux end
   local w = new_world(rules_for(linux, "scenario", argn, 2))
-  local first = w:namespace { label = opts.label, locked_root = opts.locked_root }
+  local first = w:namespace(opts.label == nil and opts.locked_root == nil and NO_OPTIONS
+    or { label = opts.label, locked_root = opts.locked_root })
   local t0 = clock()
-  local args = pack(...)
   -- (Lua 5.1's xpcall passes no arguments: a closure)
-  local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
-    function(e)
-      if type(e) == "string" then return debug.traceback(e, 2) end
-      return e
-    end))
-  local run = running
-  if run then
-    local open = M.open_namespaces(w)
-    local title = name or "(unnamed scenario)"
-    local golden = run.opts.golden and format.golden_text(unpack(open)) or nil
-    local dot
-    if run.opts.dot and run.picture then
-      open[#open + 1] = { normalize = true, title = title }
-      local ok, text = pcall(run.picture, unpack(open))
-      dot = ok and text or false
-    end
-    run.opts.report(title, res[1], not res[1] and res[2] or nil, clock() - t0, dot, golden)
-    if not res[1] then return nil end
-    return unpack(res, 2, res.n)
+  local body
+  if select("#", ...) == 0 then
+    body = function() return fn(first) end
+  else
+    local args = pack(...)
+    body = function() return fn(first, unpack(args, 1, args.n)) end
   end
-  if not res[1] then error(res[2], 0) end
-  return unpack(res, 2, res.n)
+  return finish_scenario(w, name, t0, xpcall(body, traceback))
 end
 
 --- Compare the open namespaces of a kernel scenario with those of a model
