@@ -88,7 +88,15 @@ tools:
 # few thousand scenarios) is `make soak`; make test keeps 09's short one.
 TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 SPEC_FILES = $(sort $(wildcard spec/*_spec.lua))
-test: export BUSTED_CMD = busted --lua=$(LUA) --cpath='$(BUILD)/?.so' \
+# busted is a Lua script (#!/usr/bin/env lua): `busted --lua=X` starts the
+# default lua, parses its arguments and runs `X busted --ignore-lua ...`
+# through a shell. Started by $(LUA) at once instead: two processes fewer
+# and 15 ms less CPU a spec file. A wrapper that is not Lua (luarocks'
+# shell scripts): --lua as before.
+BUSTED_BIN := $(shell command -v busted 2>/dev/null)
+BUSTED_LUA := $(shell head -n 1 '$(BUSTED_BIN)' 2>/dev/null | grep -E '^\#!.*lua')
+BUSTED_RUN = $(if $(BUSTED_LUA),$(LUA) $(BUSTED_BIN) --ignore-lua,busted --lua=$(LUA))
+test: export BUSTED_CMD = $(BUSTED_RUN) --cpath='$(BUILD)/?.so' \
   --exclude-tags=soak $(BUSTED_ARGS)
 test: tools
 	$(MAKE) all
@@ -99,7 +107,7 @@ test: tools
 # or process left); .ci/run counts it as a check of its own.
 soak: tools
 	$(MAKE) all
-	busted --lua=$(LUA) --cpath='$(BUILD)/?.so' --tags=soak $(BUSTED_ARGS) spec
+	$(BUSTED_RUN) --cpath='$(BUILD)/?.so' --tags=soak $(BUSTED_ARGS) spec
 
 # luacheck keeps its per-file results in $(BUILD)/luacheck.cache (a file
 # whose mtime changed is checked again; .luacheckrc applies after the cache).
