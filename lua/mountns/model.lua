@@ -722,6 +722,18 @@ function World:namespace(opts)
   return new_ns(self, root, opts.label, self.users)
 end
 
+-- Path lookup crossing mount points at dpath of mnt (node: dpath's): the
+-- mount on top of the stack there, its root and the root's node (mnt,
+-- dpath, node themselves when nothing is mounted there).
+local function follow(mnt, dpath, node)
+  while true do
+    local child = child_at(mnt, dpath)
+    if not child then return mnt, dpath, node end
+    mnt, dpath = child, child.root
+    node = mnt.sb.nodes[dpath]
+  end
+end
+
 -- Resolve path in ns: the mount and the path in its superblock that path
 -- lookup reaches (following mounts at every component), or raise errno
 -- for op. Returns mnt, dpath, node.
@@ -739,13 +751,7 @@ local function resolve(ns, path, op, p1, p2)
       local next_path = join(dpath, c)
       node = mnt.sb.nodes[next_path]
       if not node then fail("ENOENT", op, p1, p2) end
-      dpath = next_path
-      while true do
-        local child = child_at(mnt, dpath)
-        if not child then break end
-        mnt, dpath = child, child.root
-        node = mnt.sb.nodes[dpath]
-      end
+      mnt, dpath, node = follow(mnt, next_path, node)
     end
   end
   return mnt, dpath, node
@@ -799,7 +805,10 @@ local UMOUNT_FLAGS = { force = true, detach = true, lazy = true, expire = true, 
 
 -- flags as the core reads them: nil, "a,b", {"a", "b"}, {a = true}; a list
 -- of names
+local NO_FLAGS = setmetatable({}, { __newindex = function() error("model: NO_FLAGS", 2) end })
+
 local function check_flags(flags, set, fname, argn)
+  if flags == nil then return NO_FLAGS end -- (the callers only read it)
   local names = {}
   local function one(s)
     for n in s:gmatch("[^,]+") do
@@ -809,7 +818,6 @@ local function check_flags(flags, set, fname, argn)
       names[#names + 1] = n
     end
   end
-  if flags == nil then return names end
   if type(flags) == "string" then
     one(flags)
   elseif type(flags) == "table" then
@@ -1467,7 +1475,7 @@ end)
 -- @function Space:mkdir
 Space.mkdir = method("mkdir", function(self, path, opts)
   opts = argcheck.ns_options("mkdir", opts, 2, 3)
-  local o = { parents = opts.parents == nil or opts.parents }
+  local parents = opts.parents == nil or opts.parents
   path = check_path(path, "ns:mkdir", 1)
   set_call(self, "mkdir " .. path, path)
   local p = walkpath(path)
@@ -1487,24 +1495,18 @@ Space.mkdir = method("mkdir", function(self, path, opts)
     local there = nodes[full]
     if there then
       if last then
-        if not o.parents then fail("EEXIST", "mkdir", path) end
+        if not parents then fail("EEXIST", "mkdir", path) end
         if not there.dir then fail("EEXIST", "mkdir", path) end
       elseif not there.dir then
         fail("ENOTDIR", "mkdir", path)
       end
     else
-      if not last and not o.parents then fail("ENOENT", "mkdir", path) end
+      if not last and not parents then fail("ENOENT", "mkdir", path) end
       if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "mkdir", path) end
       there = { dir = true }
       nodes[full] = there
     end
-    dpath, node = full, there
-    while true do
-      local child = child_at(mnt, dpath)
-      if not child then break end
-      mnt, dpath = child, child.root
-      node = mnt.sb.nodes[dpath]
-    end
+    mnt, dpath, node = follow(mnt, full, there)
   end
   return true
 end)
