@@ -29,7 +29,9 @@ local unpack = table.unpack or unpack -- luacheck: ignore
 
 local ROUNDS = tonumber(os.getenv("ROUNDS") or "") or 7
 
-local function article(sh1)
+-- Each case: its steps (the calls: 11 in the article, 21 in the
+-- explosion), which return the namespaces whose tables are the answer.
+local function article_steps(sh1)
   sh1:make_private("/")
   sh1:mkdir("/X"); sh1:mkdir("/Y")
   sh1:mount("sda3", "/X", "tmpfs"); sh1:make_shared("/X")
@@ -37,17 +39,27 @@ local function article(sh1)
   local sh2 = sh1:unshare { propagation = "unchanged" }
   sh1:mkdir("/Z")
   sh1:bind("/X", "/Z")
-  return { sh1:mounts(), sh2:mounts() }
+  return sh1, sh2
 end
 
 local DOUBLINGS = 9
-local function explosion(ns)
+local function explosion_steps(ns)
   ns:make_private("/")
   ns:mkdir("/a")
   ns:mount("a", "/a", "tmpfs")
   for i = 1, DOUBLINGS do ns:mkdir("/m" .. i) end
   for i = 1, DOUBLINGS do ns:bind("/", "/m" .. i, { recursive = true }) end
-  return { ns:mounts() }
+  return ns
+end
+
+-- the scenario function of a case: its steps, then the answer (the mount
+-- table of each namespace)
+local function with_answer(steps)
+  return function(ns)
+    local out = { steps(ns) }
+    for i, x in ipairs(out) do out[i] = x:mounts() end
+    return out
+  end
 end
 
 -- The floor's work for an answer (a list of mount tables) and a number
@@ -89,14 +101,16 @@ local function floor_of(answer, nmounts)
 end
 
 local cases = {
-  { name = "seed article", fn = article, runs = 20 },
-  { name = "1,024-mount explosion", fn = explosion, runs = 3 },
+  { name = "seed article", steps = article_steps, calls = 11, runs = 20 },
+  { name = "1,024-mount explosion", steps = explosion_steps, calls = 21, runs = 3 },
 }
+local function empty() end
 
 print(string.format("model vs kernel scenario, median of %d interleaved rounds (%s, %s, "
   .. "load average %s)", ROUNDS, _VERSION,
   (io.open("/proc/sys/kernel/osrelease") or io.stdin):read("*l") or "?", bench.loadavg()))
 for _, c in ipairs(cases) do
+  c.fn = with_answer(c.steps)
   local kanswer, manswer
   -- the floor's answer and mounts: the model's (one run outside the timing)
   local nmounts
@@ -112,6 +126,13 @@ for _, c in ipairs(cases) do
     { key = "model", run = function()
       collectgarbage()
       local t; t, manswer = bench.timed(c.runs * 10, model.scenario, c.fn); return t end },
+    -- the model's time in parts: a scenario that does nothing, the steps
+    { key = "empty", run = function()
+      collectgarbage()
+      return (bench.timed(c.runs * 10, model.scenario, empty)) end },
+    { key = "steps", run = function()
+      collectgarbage()
+      return (bench.timed(c.runs * 10, model.scenario, c.steps)) end },
     { key = "records", run = function()
       collectgarbage()
       return (bench.timed(c.runs * 10, floor_records)) end },
@@ -126,11 +147,17 @@ for _, c in ipairs(cases) do
   local ratio = k / m
   print(string.format("  %-24s kernel %9.3f ms  model %8.3f ms  ratio %7.1fx  (target >= 100x: %s)",
     c.name, k * 1000, m * 1000, ratio, ratio >= 100 and "holds" or "DOES NOT HOLD"))
+  local e, st = bench.median(times.empty), bench.median(times.steps)
+  print(string.format("  %-24s model: an empty scenario %.3f ms, the %d calls %.3f ms "
+    .. "(%.1f us each), the answer's listing %.3f ms", "", e * 1000, c.calls, (st - e) * 1000,
+    (st - e) / c.calls * 1e6, (m - st) * 1000))
   local fr, fm = bench.median(times.records), bench.median(times.mounts)
   local nrec = 0
   for _, t in ipairs(manswer) do nrec = nrec + #t end
   print(string.format("  %-24s floor: the answer's %d records %.3f ms (at most %.0fx), "
     .. "with %d mounts %.3f ms (at most %.0fx)", "", nrec, fr * 1000, k / fr, nmounts,
     (fr + fm) * 1000, k / (fr + fm)))
-  if c.fn == explosion then print(string.format("  (%d mounts on both)", #kanswer[1])) end
+  if c.steps == explosion_steps then
+    print(string.format("  (%d mounts on both)", #kanswer[1]))
+  end
 end
