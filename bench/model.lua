@@ -18,8 +18,9 @@
 -- contract can do without: allocating the answer (each record of the
 -- model's answer made again by one table constructor of its 15 fields,
 -- its target string by one concatenation), then one table of a model
--- mount's 16 fields for each mount the model's world holds; the kernel's
--- time over the floor's is the most such a model could reach.
+-- mount's 16 fields for each mount the model's world holds and one of an
+-- event's 8 fields for each event of its history (explain's); the
+-- kernel's time over the floor's is the most such a model could reach.
 local mountns = require "mountns"
 local model = require "mountns.model"
 local format = require "mountns.format"
@@ -62,10 +63,10 @@ local function with_answer(steps)
   end
 end
 
--- The floor's work for an answer (a list of mount tables) and a number
--- of mounts: two functions that allocate them again (the records; the
--- mounts).
-local function floor_of(answer, nmounts)
+-- The floor's work for an answer (a list of mount tables), a number of
+-- mounts and of events: two functions that allocate them again (the
+-- records; the mounts and events).
+local function floor_of(answer, nmounts, nevents)
   local parts = {}
   for t, tbl in ipairs(answer) do
     parts[t] = {}
@@ -96,7 +97,12 @@ local function floor_of(answer, nmounts)
         flags = mounts, unbindable = false, locked = false, parent = mounts[i - 1], mp = "/m",
         ns = mounts, group = nil, master = nil, lock_flags = nil, tgen_ = nil, tgt_ = nil }
     end
-    return mounts
+    local events = {}
+    for i = 1, nevents do
+      events[i] = { seq = i, ns = "ns1", call = "mkdir /m", kind = "call", target = "/m",
+                    via = nil, from_ns = "ns1", rule = "r" }
+    end
+    return mounts, events
   end
 end
 
@@ -113,12 +119,12 @@ for _, c in ipairs(cases) do
   c.fn = with_answer(c.steps)
   local kanswer, manswer
   -- the floor's answer and mounts: the model's (one run outside the timing)
-  local nmounts
+  local nmounts, nevents
   local floor_records, floor_mounts = floor_of(model.scenario(function(ns)
     local a = c.fn(ns)
-    nmounts = #ns.world.mounts
+    nmounts, nevents = #ns.world.mounts, #ns.world.events
     return a
-  end), nmounts)
+  end), nmounts, nevents)
   local times = bench.rounds(ROUNDS, {
     { key = "kernel", run = function()
       collectgarbage()
@@ -155,8 +161,8 @@ for _, c in ipairs(cases) do
   local nrec = 0
   for _, t in ipairs(manswer) do nrec = nrec + #t end
   print(string.format("  %-24s floor: the answer's %d records %.3f ms (at most %.0fx), "
-    .. "with %d mounts %.3f ms (at most %.0fx)", "", nrec, fr * 1000, k / fr, nmounts,
-    (fr + fm) * 1000, k / (fr + fm)))
+    .. "with %d mounts and %d events %.3f ms (at most %.0fx)", "", nrec, fr * 1000, k / fr,
+    nmounts, nevents, (fr + fm) * 1000, k / (fr + fm)))
   if c.steps == explosion_steps then
     print(string.format("  (%d mounts on both)", #kanswer[1]))
   end
