@@ -1636,17 +1636,25 @@ local function record_of(m, ns, with_from, gen)
   local mm, g, sb, parent = m.master, m.group, m.sb, m.parent
   local master = mm and mm.group and mm.group.id or nil
   local dom = with_from and mm and dominating(m, ns) or nil
-  local shared = g and g.id or nil
-  local target = target_in(m, gen)
-  local f = m.flags
+  local target
+  if parent and parent.tgen_ == gen then
+    -- (the parent listed first, as most are: its target is known)
+    local p, proot, mp = parent.tgt_, parent.root, m.mp
+    local rel = proot == "/" and mp or relative(mp, proot)
+    if rel == "/" then target = p else target = p == "/" and rel or p .. rel end
+    m.tgen_, m.tgt_ = gen, target
+  else
+    target = target_in(m, gen)
+  end
+  local f, unbindable = m.flags, m.unbindable
   return {
     id = m.uid, parent_id = parent and parent.uid or ns.root_parent,
     major = 0, minor = sb.dev, root = m.root, target = target,
     options = f.text_ or options_text(f), fstype = sb.fstype, source = sb.source,
-    super_options = sb.super_options, shared = shared, master = master,
+    super_options = sb.super_options, shared = g and g.id or nil, master = master,
     propagate_from = (with_from and dom and dom ~= master) and dom or nil,
-    unbindable = m.unbindable,
-    propagation = PROPAGATION[(g and 4 or 0) + (mm and 2 or 0) + (m.unbindable and 1 or 0)],
+    unbindable = unbindable,
+    propagation = PROPAGATION[(g and 4 or 0) + (mm and 2 or 0) + (unbindable and 1 or 0)],
   }
 end
 
@@ -1666,7 +1674,9 @@ function Space:mounts(opts)
   local records = {}
   local with_from = opts.propagate_from or M.propagate_from
   local gen, n = {}, 0
-  for _, m in ipairs(self.world.mounts) do
+  local mounts = self.world.mounts
+  for i = 1, #mounts do
+    local m = mounts[i]
     if m.ns == self then
       n = n + 1
       records[n] = record_of(m, self, with_from, gen)
