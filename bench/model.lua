@@ -113,7 +113,7 @@ local cases = {
 local function empty() end
 
 print(string.format("model vs kernel scenario, median of %d interleaved rounds (%s, %s, "
-  .. "load average %s)", ROUNDS, _VERSION,
+  .. "load average %s)", ROUNDS, rawget(_G, "jit") and jit.version or _VERSION,
   (io.open("/proc/sys/kernel/osrelease") or io.stdin):read("*l") or "?", bench.loadavg()))
 for _, c in ipairs(cases) do
   c.fn = with_answer(c.steps)
