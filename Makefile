@@ -37,7 +37,8 @@ all: $(MODULE)
 
 $(BUILD)/obj/%.o: csrc/%.c csrc/lmns.h csrc/uapi.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_WARN) $(CFLAGS) -fPIC $(LUA_CFLAGS) $(MOUNT_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS_WARN) $(CFLAGS) -fPIC -fvisibility=hidden $(LUA_CFLAGS) $(MOUNT_CFLAGS) \
+	  -c $< -o $@
 
 $(MODULE): $(OBJS)
 	@mkdir -p $(dir $@)

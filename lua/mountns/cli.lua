@@ -1,11 +1,13 @@
---- mountns.cli: what the commands of `bin/mountns` share: the usage text
--- (`mountns --help`) and the exit of a usage error. Each command's code
--- lives with what it drives (`runner.command`, `check.command`,
--- `watch.command`) and `bin/mountns` keeps only `show`, so a plain
--- `mountns show` compiles and loads no more Lua than it runs (issue 15: as
--- fast as findmnt on a small table); this module is loaded by the other
--- commands and by `show`'s errors.
+--- mountns.cli: the command line of `bin/mountns` beyond a plain `show`:
+-- the usage text (`mountns --help`), the exit of a usage error and the
+-- options of `show`. Each other command's code lives with what it drives
+-- (`runner.command`, `check.command`, `watch.command`), and `bin/mountns`
+-- keeps only the reading and rendering of a table, so `mountns show` and
+-- `mountns show --json` compile and load no more Lua than they run (issue
+-- 15: as fast as findmnt on a small table).
 -- @module mountns.cli
+
+local core = require "mountns.core"
 
 local M = {}
 
@@ -80,6 +82,85 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
 function M.die(msg)
   io.stderr:write("mountns: ", msg, "\n")
   os.exit(2)
+end
+
+-- Seconds given to --timeout or --interval: a finite number, > 0 for
+-- --interval, >= 0 for --timeout.
+local function seconds(opt, v, positive)
+  local n = tonumber(v or "")
+  if not n or n ~= n or n == math.huge or n == -math.huge then
+    M.die("show: " .. opt .. " needs seconds (a number), got "
+      .. (v and ("'" .. core.escape(v) .. "'") or "nothing"))
+  end
+  if positive and n <= 0 then M.die("show: " .. opt .. " must be more than 0 seconds") end
+  if n < 0 then M.die("show: " .. opt .. " must not be negative") end
+  return n
+end
+
+local PID_MAX = 4194304 -- the kernel's PID_MAX_LIMIT (include/linux/threads.h)
+
+--- The options of `mountns show ARGS`, checked: each misuse (an unknown
+-- argument, an option given twice or where it does not apply, a bad PID
+-- or number of seconds) is a usage error (`M.die`).
+-- @tparam {string,...} args the words after `show`
+-- @treturn table the options given, by name: `["--json"]`, `["--dot"]`,
+-- `["--watch"]`, `["--fallback"]` (true), `["--timeout"]`,
+-- `["--interval"]` (seconds), `["--explain"]` (an absolute path)
+-- @treturn[opt] int the PID, when one was given
+function M.show_options(args)
+  local die = M.die
+  local o, pid = {}, nil
+  local i = 1
+  local function once(name)
+    if o[name] ~= nil then die("show: " .. name .. " given twice") end
+  end
+  while i <= #args do
+    local a = args[i]
+    if a == "--json" or a == "--dot" or a == "--watch" or a == "--fallback" then
+      once(a)
+      o[a] = true
+    elseif a == "--timeout" or a == "--interval" then
+      once(a)
+      i = i + 1
+      o[a] = seconds(a, args[i], a == "--interval")
+    elseif a == "--explain" then
+      once(a)
+      i = i + 1
+      local p = args[i]
+      if not p or p:sub(1, 1) ~= "/" then
+        die("show: --explain needs an absolute path, got "
+          .. (p and ("'" .. core.escape(p) .. "'") or "nothing"))
+      end
+      o[a] = p
+    elseif a:match("^%d+$") then
+      local n = tonumber(a)
+      if pid then
+        die("show: one PID at most (got " .. pid .. " and " .. a .. ")")
+      end
+      if n < 1 or n > PID_MAX then
+        die("show: PID " .. a .. " out of range (1 to " .. PID_MAX .. ")")
+      end
+      pid = math.floor(n)
+    else
+      die("show: unexpected argument " .. core.escape(a) .. "\n" .. M.USAGE)
+    end
+    i = i + 1
+  end
+  if o["--json"] and o["--dot"] then die("show: --json and --dot exclude each other") end
+  if o["--explain"] then
+    for _, x in ipairs { "--json", "--dot", "--watch", "--timeout", "--interval", "--fallback" } do
+      if o[x] then die("show: " .. x .. " does not apply to --explain") end
+    end
+  elseif o["--watch"] then
+    for _, x in ipairs { "--json", "--dot" } do
+      if o[x] then die("show: " .. x .. " does not apply to --watch (one line per event)") end
+    end
+  else
+    for _, x in ipairs { "--timeout", "--interval", "--fallback" } do
+      if o[x] then die("show: " .. x .. " needs --watch") end
+    end
+  end
+  return o, pid
 end
 
 return M
