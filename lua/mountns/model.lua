@@ -406,23 +406,26 @@ end
 -- copy_tree: copies of m (root `root`) and of the mounts under it whose
 -- mount point is under root, in pre-order; unbindable ones (and what is
 -- under them) pruned unless fl.copy_unbindable.
-local function copy_tree(w, src, root, fl)
-  local res = clone(w, src, root, fl)
-  local function walk(from, to)
-    for _, c in ipairs(from.children) do
-      if from ~= src or is_subdir(c.mp, root) then
-        if c.unbindable and not fl.copy_unbindable then
-          -- pruned with what is under it
-          local _ = nil -- luacheck: ignore
-        else
-          local q = clone(w, c, c.root, fl)
-          attach_child(to, q, c.mp)
-          walk(c, q)
-        end
+-- copy_tree's walk: copies of the mounts under from attached to to (no
+-- closure: LuaJIT does not compile the making of one)
+local function copy_walk(w, src, root, fl, from, to)
+  for _, c in ipairs(from.children) do
+    if from ~= src or is_subdir(c.mp, root) then
+      if c.unbindable and not fl.copy_unbindable then
+        -- pruned with what is under it
+        local _ = nil -- luacheck: ignore
+      else
+        local q = clone(w, c, c.root, fl)
+        attach_child(to, q, c.mp)
+        copy_walk(w, src, root, fl, c, q)
       end
     end
   end
-  walk(src, res)
+end
+
+local function copy_tree(w, src, root, fl)
+  local res = clone(w, src, root, fl)
+  copy_walk(w, src, root, fl, src, res)
   return res
 end
 
@@ -807,26 +810,29 @@ local UMOUNT_FLAGS = { force = true, detach = true, lazy = true, expire = true, 
 -- of names
 local NO_FLAGS = setmetatable({}, { __newindex = function() error("model: NO_FLAGS", 2) end })
 
+-- the names of one comma string s of flags, appended to names (no
+-- closure: LuaJIT does not compile the making of one)
+local function flag_names(s, set, fname, argn, names)
+  for n in s:gmatch("[^,]+") do
+    if not set[n] then
+      argcheck.error(fname, argn, "unknown flag '" .. n:gsub("%z", "\\0") .. "'", 4)
+    end
+    names[#names + 1] = n
+  end
+end
+
 local function check_flags(flags, set, fname, argn)
   if flags == nil then return NO_FLAGS end -- (the callers only read it)
   local names = {}
-  local function one(s)
-    for n in s:gmatch("[^,]+") do
-      if not set[n] then
-        argcheck.error(fname, argn, "unknown flag '" .. n:gsub("%z", "\\0") .. "'", 4)
-      end
-      names[#names + 1] = n
-    end
-  end
   if type(flags) == "string" then
-    one(flags)
+    flag_names(flags, set, fname, argn, names)
   elseif type(flags) == "table" then
     for i = 1, #flags do
       if type(flags[i]) ~= "string" then
         argcheck.error(fname, argn, string.format("flag #%d is a %s, expected a string",
           i, type(flags[i])), 4)
       end
-      one(flags[i])
+      flag_names(flags[i], set, fname, argn, names)
     end
     for k, v in pairs(flags) do
       if not (type(k) == "number" and k >= 1 and k <= #flags and k % 1 == 0) then
