@@ -116,7 +116,8 @@ end
 function helper.tempdir()
   local dir = os.tmpname()
   os.remove(dir)
-  assert(os.execute("mkdir -p " .. dir))
+  -- mkdir(2), not a shell and mkdir(1): specs make many files and dirs
+  assert(require("mountns.core").mkdir(dir, { parents = true }))
   return dir
 end
 
@@ -124,7 +125,7 @@ end
 -- made); returns its path.
 function helper.write(dir, name, text)
   local path = dir .. "/" .. name
-  assert(os.execute("mkdir -p " .. path:match("^(.*)/[^/]*$")))
+  assert(require("mountns.core").mkdir(path:match("^(.*)/[^/]*$"), { parents = true }))
   local f = assert(io.open(path, "w"))
   f:write(text)
   f:close()
