@@ -811,6 +811,24 @@ end)
 -- (Debian's 6.1.0-57 and 6.12.118 under qemu, spec 22's comparisons of
 -- the same name, December 2026); on this machine the model must reproduce
 -- it with that kernel's rules, and differ with 6.18's where 6.18 did.
+-- A fresh copy of mountns.model, loaded as on a host whose
+-- /proc/sys/kernel/osrelease reads `release` (the loaded one stays).
+local function model_loaded_on(release)
+  local real_open, loaded = io.open, package.loaded["mountns.model"]
+  io.open = function(path, ...) -- luacheck: ignore
+    if path == "/proc/sys/kernel/osrelease" then
+      return { read = function() return release end, close = function() end }
+    end
+    return real_open(path, ...)
+  end
+  package.loaded["mountns.model"] = nil
+  local ok, m = pcall(require, "mountns.model")
+  io.open = real_open -- luacheck: ignore
+  package.loaded["mountns.model"] = loaded
+  assert(ok, m)
+  return m
+end
+
 describe("the model's kernel versions (option linux)", function()
   -- the golden text of the namespaces fn puts in nss, on the model
   -- following linux
@@ -853,16 +871,42 @@ describe("the model's kernel versions (option linux)", function()
 
   it("follows the running kernel in a kernel scenario's child too (no /proc there)", function()
     -- (the version is read when the module loads: a mirror's or a
-    -- replay's world is made in the child, whose / is a bare tmpfs; on
-    -- 6.18 the fallback is the same, on 6.1 and 6.12 in make matrix not)
-    local kv = helper.kernel_version()
+    -- replay's world is made in the child, whose / is a bare tmpfs, where
+    -- a read then would find no release and fall back; the module is
+    -- loaded here as on a 6.12 host, so that the fallback shows on 6.18)
+    local m = model_loaded_on("6.12.118+deb12-amd64")
     local got, proc = mountns.scenario(function()
       local f = io.open("/proc/sys/kernel/osrelease")
       if f then f:close() end
-      return model.new().linux, f ~= nil
+      return m.new().linux, f ~= nil
     end)
     assert.is_false(proc)
-    assert.equal(kv[1] .. "." .. kv[2], got)
+    assert.equal("6.12", got)
+  end)
+
+  it("follows 6.1's rules on a kernel older than 6.1, and says so", function()
+    -- Ubuntu 22.04's kernel: the model has no older rules; a world made
+    -- without the option follows the oldest it has, the option raises
+    local m = model_loaded_on("5.15.0-91-generic")
+    local v, note = m.default_linux()
+    assert.equal("6.1", v)
+    assert.matches("Linux 5.15, older than the oldest rules the model has: it follows "
+      .. "Linux 6.1's", note, 1, true)
+    assert.equal("6.1", m.new().linux)
+    assert.is_true(m.new().rules.copy_keeps_unbindable)
+    assert.equal("6.1", m.scenario(function(ns) return ns.world.linux end))
+    local world = m.replay({})
+    assert.equal("6.1", world.linux)
+    assert.error_matches(function() m.new { linux = "5.15" } end,
+      "option 'linux': Linux 5.15 is older than the oldest kernel", 1, true)
+    -- a release it cannot read: the oldest too
+    m = model_loaded_on("weird")
+    v, note = m.default_linux()
+    assert.equal("6.1", v)
+    assert.matches('release "weird" is not a version', note, 1, true)
+    -- the running kernel's, with no note, from 6.1 on
+    v, note = model_loaded_on("6.1.0-27-amd64").default_linux()
+    assert.same({ "6.1" }, { v, note })
   end)
 
   it("6.1 and 6.12: a namespace copy keeps an unbindable mount unbindable", function()

@@ -132,20 +132,32 @@ local function parse_linux(s)
   return tonumber(a), tonumber(b)
 end
 
--- the running kernel's "MAJOR.MINOR", or false off Linux: read when the
--- module loads, not later, since a kernel scenario's child, where a
--- mirror or a replay may make a world, has no /proc under its new root
-local running_linux = false
+-- The version a world follows by default, decided when the module loads,
+-- not later, since a kernel scenario's child, where a mirror or a replay
+-- may make a world, has no /proc under its new root: the running kernel's
+-- "MAJOR.MINOR"; the oldest rules the model has (6.1) on an older kernel
+-- or one whose release it cannot read (default_note says so); off Linux
+-- (no /proc) the newest.
+local OLDEST_S = OLDEST[1] .. "." .. OLDEST[2]
+local default_version, default_note = NEWEST, nil
 do
   local f = io.open("/proc/sys/kernel/osrelease")
   if f then
-    local a, b = parse_linux(f:read("*l") or "")
+    local release = f:read("*l") or ""
     f:close()
-    if a then running_linux = a .. "." .. b end
+    local a, b = parse_linux(release)
+    if not a then
+      default_version = OLDEST_S
+      default_note = string.format("the running kernel's release %q is not a version the model "
+        .. "can read: it follows Linux %s's rules, the oldest it has", release, OLDEST_S)
+    elseif a < OLDEST[1] or (a == OLDEST[1] and b < OLDEST[2]) then
+      default_version = OLDEST_S
+      default_note = string.format("the running kernel is Linux %d.%d, older than the oldest "
+        .. "rules the model has: it follows Linux %s's", a, b, OLDEST_S)
+    else
+      default_version = a .. "." .. b
+    end
   end
-end
-local function running_version()
-  return running_linux
 end
 
 local rules_cache = {}
@@ -153,8 +165,7 @@ local rules_cache = {}
 -- The rules for opts.linux (checked: fname, argn, level) or the default.
 local function rules_for(linux, fname, argn, level)
   level = level + 1
-  local given = linux ~= nil
-  if not given then linux = running_version() or NEWEST end
+  if linux == nil then linux = default_version end
   local cached = rules_cache[linux]
   if cached then return cached end
   if type(linux) ~= "string" then
@@ -169,9 +180,7 @@ local function rules_for(linux, fname, argn, level)
   if a < OLDEST[1] or (a == OLDEST[1] and b < OLDEST[2]) then
     local msg = string.format("Linux %d.%d is older than the oldest kernel the model has rules "
       .. "for (%d.%d)", a, b, OLDEST[1], OLDEST[2])
-    if given then argcheck.error(fname, argn, "option 'linux': " .. msg, level) end
-    error(string.format("%s: %s (the running kernel; pass {linux = \"%d.%d\"} or newer to "
-      .. "follow other rules)", fname, msg, OLDEST[1], OLDEST[2]), level)
+    argcheck.error(fname, argn, "option 'linux': " .. msg, level)
   end
   cached = rules_of(a, b)
   rules_cache[linux] = cached
@@ -196,16 +205,19 @@ function M.check_linux(v, fname, argn, level)
 end
 
 --- The kernel version whose rules a world follows when none is given: the
--- running kernel's MAJOR.MINOR (read from /proc/sys/kernel/osrelease) on
--- Linux, else the newest the model knows.
+-- running kernel's MAJOR.MINOR (read from /proc/sys/kernel/osrelease when
+-- the module loads); on a kernel older than the oldest rules the model has
+-- (`model.OLDEST_LINUX`, 6.1), or one whose release it cannot read, that
+-- oldest, with a note saying so; off Linux the newest.
 -- @treturn string such as "6.12"
+-- @treturn ?string the note, when the version is not the running kernel's
 function M.default_linux()
-  return running_version() or NEWEST
+  return default_version, default_note
 end
 
 --- The oldest and the newest kernel versions the model has rules for
 -- (older ones raise; newer ones get the newest rules).
-M.OLDEST_LINUX = OLDEST[1] .. "." .. OLDEST[2]
+M.OLDEST_LINUX = OLDEST_S
 M.NEWEST_LINUX = NEWEST
 
 -- ---- the world ---------------------------------------------------------------
