@@ -434,6 +434,17 @@ function M.is_failure(e)
   return type(mt) == "table" and rawget(mt, "__type") == "failure"
 end
 
+local FAILURE = { __type = "failure", __tostring = function(e) return e.message end }
+
+--- A failure (not an error) with this message, for a check of mountns's
+-- own that fails a scenario as a failed assertion does: `is_failure` says
+-- yes, it crosses from a child as one (no traceback of mountns's frames).
+-- @tparam string msg
+-- @treturn table the failure (`tostring` gives msg)
+function M.failure(msg)
+  return setmetatable({ message = msg }, FAILURE)
+end
+
 --- Raise a child's failure again in the parent, with the child's message:
 -- through busted's own `fail` when busted runs the caller (so busted counts
 -- a failed assertion as a failure, not an error), else as a string.

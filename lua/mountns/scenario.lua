@@ -211,8 +211,9 @@ local function run_inside(fn, opts, ending, ...)
   -- an inner scenario fails the outer one, even when its error was caught
   if res[1] and inside.nested then res = { false, inside.nested, n = 2 } end
   -- a --both difference fails the scenario, even when its error was caught;
-  -- its message names the step: no traceback of where the mirror raised
-  if both and both.failed then res = { false, both.failed, n = 2 } end
+  -- a failure, as a failed assertion is: its message names the step, no
+  -- traceback of where the mirror raised
+  if both and both.failed then res = { false, child.failure(both.failed), n = 2 } end
   local notes = both and both:note_lines()
   local ended = { dot = ending.dot and picture(ending.dot) or nil,
                   golden = ending.golden and golden() or nil,
