@@ -445,3 +445,55 @@ describe("expect's why line", function()
       .. "is private: nothing propagates to it%.\n", msgs[4])
   end)
 end)
+
+describe("the options of a replay, a mirror and run's both", function()
+  it("are checked: unknown keys and wrong types raise at the caller's line", function()
+    local model = require "mountns.model"
+    local mirror = require "mountns.mirror"
+    local runner = require "mountns.runner"
+    local scenario = require "mountns.scenario"
+    local here = "^spec/24%-explain_spec%.lua:%d+: "
+    local cases = {
+      { function() model.replay({}, { lockd_root = true }) end,
+        "bad argument #2 to 'model.replay' (unknown option 'lockd_root')" },
+      { function() model.replay({}, "x") end,
+        "bad argument #2 to 'model.replay' (options table expected, got string)" },
+      { function() model.replay(nil) end,
+        "bad argument #1 to 'model.replay' (table expected, got nil)" },
+      { function() model.replay({}, { locked_root = "yes" }) end,
+        "bad argument #2 to 'model.replay' (option 'locked_root' must be a boolean, got string)" },
+      { function() model.replay({}, { override = { bind = 5 } }) end,
+        "bad argument #2 to 'model.replay' (option 'override': function expected for 'bind', "
+        .. "got number)" },
+      { function() model.replayer { label = 5 } end,
+        "bad argument #1 to 'model.replayer' (option 'label' must be a string, got number)" },
+      { function() mirror.new("ns1", { strcit = true }) end,
+        "bad argument #2 to 'mirror.new' (unknown option 'strcit')" },
+      { function() mirror.new("ns1", { strict = "yes" }) end,
+        "bad argument #2 to 'mirror.new' (option 'strict' must be a boolean, got string)" },
+      { function() mirror.new(5) end,
+        "bad argument #1 to 'mirror.new' (string expected, got number)" },
+      { function()
+          runner.run({ ROOT .. "/examples/article.lua" }, { both = { strcit = true } })
+        end,
+        "bad argument #2 to 'run' (option 'both': unknown option 'strcit')" },
+      { function() runner.run({ ROOT .. "/examples/article.lua" }, { both = "yes" }) end,
+        "bad argument #2 to 'run' (option 'both': true or a table expected, got string)" },
+      { function()
+          scenario.run_file(ROOT .. "/examples/article.lua",
+            { both = { strict = 1 }, report = function() end })
+        end,
+        "bad argument #2 to 'run_file' (option 'both': option 'strict' must be a boolean, "
+        .. "got number)" },
+    }
+    for _, c in ipairs(cases) do
+      local ok, err = pcall(c[1])
+      assert.is_false(ok)
+      assert.matches(here, err)
+      assert.equal(c[2], (err:gsub(here, "")))
+    end
+    -- the good ones pass
+    assert.is_table(model.replay({}, { locked_root = false, override = {} }))
+    assert.is_table(mirror.new(nil, { strict = true, locked_root = true }))
+  end)
+end)

@@ -165,6 +165,24 @@ function M.unshare(opts, level)
   return opts, prop
 end
 
+--- An option of a given type, or absent: raises `option 'key' must be a
+-- T, got U` otherwise.
+-- @tparam table opts the options table (checked by `options`)
+-- @tparam string key the option's name
+-- @tparam string t the type expected ("boolean", "string", "table", "function")
+-- @tparam string fname the public name
+-- @tparam int argn the options table's position
+-- @tparam[opt=1] int level
+-- @return the option's value
+function M.option(opts, key, t, fname, argn, level)
+  local v = opts[key]
+  if v ~= nil and type(v) ~= t then
+    M.error(fname, argn, string.format("option '%s' must be a %s, got %s", key, t, type(v)),
+      (level or 1) + 1)
+  end
+  return v
+end
+
 --- A value of a given type (`"function"`, `"string"`): raises `T expected,
 -- got U` otherwise.
 -- @param v the argument

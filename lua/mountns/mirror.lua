@@ -20,6 +20,7 @@
 -- @module mountns.mirror
 
 local core = require "mountns.core"
+local argcheck = require "mountns.args"
 local model = require "mountns.model"
 
 local M = {}
@@ -106,12 +107,47 @@ end
 -- @treturn table the mirror: `world`, `by_serial` (the model namespaces
 -- by the kernel's serials), `notes`
 function M.new(first_label, opts)
+  if first_label ~= nil and type(first_label) ~= "string" then
+    argcheck.error("mirror.new", 1, "string expected, got " .. type(first_label), 2)
+  end
+  M.check_options(opts, "mirror.new", 2, 2)
   local locked = opts and opts.locked_root
   if locked == nil then locked = not M.in_initial_userns() end
   local m = model.replayer { label = first_label, locked_root = locked,
                              override = opts and opts.override }
   m.strict = opts and opts.strict or nil
   return setmetatable(m, Mirror)
+end
+
+local OPTION_TYPES = { override = "table", locked_root = "boolean", strict = "boolean" }
+
+--- Check a mirror's options (`mirror.new`'s, and the table of the
+-- `both` option of `mountns.run` and `run_file`, which become them):
+-- nil or a table of `override`, `locked_root` and `strict`, each of its
+-- type. Raises as a bad argument.
+-- @param opts the options
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam[opt=1] int level
+-- @tparam[opt] string within the option that holds them ("both"), named
+-- in the message
+function M.check_options(opts, fname, argn, level, within)
+  level = (level or 1) + 1
+  if opts == nil then return end
+  local pre = within and "option '" .. within .. "': " or ""
+  if type(opts) ~= "table" then
+    argcheck.error(fname, argn, pre .. "options table expected, got " .. type(opts), level)
+  end
+  for k, v in pairs(opts) do
+    local t = OPTION_TYPES[k]
+    if not t then
+      argcheck.error(fname, argn, pre .. "unknown option '" .. tostring(k) .. "'", level)
+    end
+    if type(v) ~= t then
+      argcheck.error(fname, argn, string.format("%soption '%s' must be a %s, got %s", pre, k, t,
+        type(v)), level)
+    end
+  end
 end
 
 --- `mountns run --both`: apply the step, then compare the kernel's open

@@ -2022,6 +2022,37 @@ local Replay = {}
 Replay.__index = Replay
 M.Replay = Replay
 
+local REPLAYER_OPTIONS = { "label", "locked_root", "override" }
+local REPLAY_OPTIONS = { "locked_root", "override" }
+
+-- the options of replayer and replay (known: the names fname reads)
+local function replay_options(opts, fname, known, level)
+  level = level + 1
+  local argn = known == REPLAY_OPTIONS and 2 or 1
+  opts = argcheck.options(opts, fname, argn, known, level)
+  argcheck.option(opts, "label", "string", fname, argn, level)
+  argcheck.option(opts, "locked_root", "boolean", fname, argn, level)
+  argcheck.option(opts, "override", "table", fname, argn, level)
+  for op, f in pairs(opts.override or {}) do
+    if type(op) ~= "string" then
+      argcheck.error(fname, argn, "option 'override': method names expected as keys, got "
+        .. type(op), level)
+    end
+    if type(f) ~= "function" then
+      argcheck.error(fname, argn, "option 'override': function expected for '" .. op
+        .. "', got " .. type(f), level)
+    end
+  end
+  return opts
+end
+
+local function new_replayer(opts)
+  local w = M.new()
+  local first = w:namespace { label = opts.label, locked_root = opts.locked_root }
+  return setmetatable({ world = w, by_serial = { first }, notes = {}, noted = {},
+                        count = 0, override = opts.override }, Replay)
+end
+
 --- A replay: a fresh world whose first namespace stands for the kernel
 -- scenario's first one.
 -- @tparam[opt] table opts `label`: the first namespace's label;
@@ -2032,11 +2063,7 @@ M.Replay = Replay
 -- @treturn Replay `world`, `by_serial` (the model namespaces by the
 -- kernel's serials), `notes`, `count` (steps applied)
 function M.replayer(opts)
-  opts = opts or {}
-  local w = M.new()
-  local first = w:namespace { label = opts.label, locked_root = opts.locked_root }
-  return setmetatable({ world = w, by_serial = { first }, notes = {}, noted = {},
-                        count = 0, override = opts.override }, Replay)
+  return new_replayer(replay_options(opts, "model.replayer", REPLAYER_OPTIONS, 2))
 end
 
 -- The outcome of a pcall of a model method: ok, errno name, message.
@@ -2147,8 +2174,14 @@ end
 -- step = step, why = sentence, ok = the model's, errno = the model's}`), or nil
 -- @treturn Replay the replay (its `notes`, `note_lines()`)
 function M.replay(steps, opts)
-  local r = M.replayer { label = steps.first_label, locked_root = opts and opts.locked_root,
-                         override = opts and opts.override }
+  argcheck.typed(steps, "table", "model.replay", 1, 2)
+  opts = replay_options(opts, "model.replay", REPLAY_OPTIONS, 2)
+  if steps.first_label ~= nil and type(steps.first_label) ~= "string" then
+    argcheck.error("model.replay", 1, "steps.first_label must be a string, got "
+      .. type(steps.first_label), 2)
+  end
+  local r = new_replayer { label = steps.first_label, locked_root = opts.locked_root,
+                           override = opts.override }
   local first
   for i, s in ipairs(steps) do
     local kind, why, ok, errno = r:apply(s)

@@ -167,6 +167,7 @@ function M.run(files, opts)
     end
     model.check_linux(opts.linux, "run", 2, 2)
   end
+  scenario.check_both(opts.both, "run", 2)
   if opts.model and opts.both then
     argcheck.error("run", 2, "options 'model' and 'both' exclude each other", 2)
   end

@@ -285,6 +285,21 @@ function M.scenario(name, fn, opts, ...)
   return unpack(res, 3, res.n)
 end
 
+--- Check the `both` option of `run_file` and `mountns.run`: nil, true or
+-- a table of the mirror's options (`mountns.mirror.new`: `override`,
+-- `strict`, `locked_root`). Raises as a bad argument #2.
+-- @param both the option's value
+-- @tparam string fname the public name
+-- @tparam[opt=1] int level
+function M.check_both(both, fname, level)
+  level = (level or 1) + 1
+  if both == nil or both == true then return end
+  if type(both) ~= "table" then
+    argcheck.error(fname, 2, "option 'both': true or a table expected, got " .. type(both), level)
+  end
+  mirror.check_options(both, fname, 2, level, "both")
+end
+
 --- Run a script in this process the way `mountns run` does (its runner
 -- calls this in a child of its own, one per script): every scenario the
 -- script runs is reported to `opts.report` and, when it fails, returns nil
@@ -319,10 +334,7 @@ function M.run_file(path, opts)
     end
     model.check_linux(opts.linux, "run_file", 2, 2)
   end
-  if opts.both ~= nil and opts.both ~= true and type(opts.both) ~= "table" then
-    argcheck.error("run_file", 2, "option 'both': true or a table expected, got "
-      .. type(opts.both), 2)
-  end
+  M.check_both(opts.both, "run_file", 2)
   if opts.model and opts.both then
     argcheck.error("run_file", 2, "options 'model' and 'both' exclude each other", 2)
   end
