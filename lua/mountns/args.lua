@@ -143,6 +143,54 @@ function M.ns_options(name, opts, argn, level)
   return o -- (not a tail call: the level counts this function's frame)
 end
 
+-- mkdir's mode, as the core reads it (csrc/mount.c, lmns_mkdir_mode): an
+-- integer 0..07777 or an octal string ("0755", "755"), never decimal
+local function mkdir_mode(mode, level)
+  local t = type(mode)
+  if t == "number" then
+    if not (mode >= 0 and mode <= 4095 and mode == math.floor(mode)) then
+      M.error("ns:mkdir", 2, "mode " .. tostring(mode) .. " out of range (0 to 4095, octal 07777)",
+        level + 1)
+    end
+  elseif t == "string" then
+    local digits = mode ~= "" and mode:match("^0*([0-7]*)$")
+    if not digits or #digits > 4 or (tonumber(digits, 8) or 0) > 4095 then
+      M.error("ns:mkdir", 2, "mode '" .. mode .. "' is not an octal mode (\"0755\", \"755\" or "
+        .. "an integer)", level + 1)
+    end
+  elseif t ~= "nil" then
+    M.error("ns:mkdir", 2, "mode must be an integer or an octal string, got " .. t, level + 1)
+  end
+end
+
+--- The arguments of `ns:mkdir(path, opts)`, checked as the core checks
+-- them (the same messages on the kernel and on the model): its options'
+-- names, the path (a string or a number, no NUL byte), `parents` (a
+-- boolean) and `mode` (an integer 0..07777 or an octal string).
+-- @param path the argument
+-- @param opts the argument
+-- @tparam[opt=1] int level
+-- @treturn string path
+-- @treturn table opts (a new empty table when nil)
+function M.mkdir(path, opts, level)
+  level = (level or 1) + 1
+  opts = M.options(opts, "ns:mkdir", 2, NS_OPTIONS.mkdir, level)
+  local t = type(path)
+  if t == "number" then
+    path = tostring(path)
+  elseif t ~= "string" then
+    M.error("ns:mkdir", 1, "string expected, got " .. t, level)
+  elseif path:find("\0", 1, true) then
+    M.error("ns:mkdir", 1, "path contains a NUL byte", level)
+  end
+  local parents = opts.parents
+  if parents ~= nil and type(parents) ~= "boolean" then
+    M.error("ns:mkdir", 2, "option 'parents' must be a boolean, got " .. type(parents), level)
+  end
+  mkdir_mode(opts.mode, level)
+  return path, opts
+end
+
 -- unshare's propagation values (core.unshare's, as unshare(1) has them)
 local PROPAGATIONS = { private = true, shared = true, slave = true, unchanged = true }
 

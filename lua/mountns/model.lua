@@ -1492,9 +1492,8 @@ end)
 --- mkdir -p (opts: `parents`, `mode`).
 -- @function Space:mkdir
 Space.mkdir = method("mkdir", function(self, path, opts)
-  opts = argcheck.ns_options("mkdir", opts, 2, 3)
+  path, opts = argcheck.mkdir(path, opts, 3)
   local parents = opts.parents == nil or opts.parents
-  path = check_path(path, "ns:mkdir", 1)
   set_call(self, "mkdir " .. path, path)
   local p = walkpath(path)
   -- one walk down the path (resolve's, component by component), making
@@ -1721,6 +1720,8 @@ function Space:find(path, opts)
   check_open(self, "find")
   path = mtable.normpath(path, "ns:find", 1, 2)
   opts = argcheck.ns_options("find", opts, 2, 2)
+  -- the root checked here, as the kernel's ns:find does: named as find's
+  if opts.root ~= nil then mtable.normpath(opts.root, "ns:find", 2, 2) end
   return self:mounts(opts.root and { root = opts.root } or nil):find(path)
 end
 

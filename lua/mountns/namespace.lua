@@ -261,7 +261,8 @@ end
 function Namespace:mkdir(path, opts)
   check_open(self, "mkdir")
   local o = { parents = true }
-  for k, v in pairs(argcheck.ns_options("mkdir", opts, 2, 2)) do
+  local _, checked = argcheck.mkdir(path, opts, 2)
+  for k, v in pairs(checked) do
     o[k] = v
   end
   local r = acted(self, "mkdir", pack(path, opts), "call", "mkdir", path, o)
