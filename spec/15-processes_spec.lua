@@ -112,10 +112,12 @@ describe("processes", function()
     it("an argument that cannot cross raises naming the argument", function()
       local err = scenario(function(ns)
         local u = ns:unshare { user = true }
-        local _, e = pcall(u.mkdir, u, "/A", { mode = print })
+        -- (not mkdir's mode: args.mkdir checks its type before the call)
+        local _, e = pcall(u.make_shared, u, "/", { recursive = print })
         return e
       end)
-      assert.truthy(err:find("ns:mkdir: argument #2[\"mode\"] is a function", 1, true), err)
+      assert.truthy(err:find("ns:make_shared: argument #2[\"recursive\"] is a function", 1, true),
+        err)
     end)
   end)
 
