@@ -123,6 +123,49 @@ describe("the model against the kernel #model", function()
     end)
   end)
 
+  it("a mount made private hands its slaves over as one block, in their order", function()
+    same(function(sh1)
+      base(sh1)
+      sh1:bind("/X", "/Y")
+      sh1:bind("/Y", "/Z"); sh1:make_slave("/Z")
+      sh1:bind("/Y", "/W"); sh1:make_slave("/W")
+      sh1:make_private("/X")
+      sh1:mount("t", "/Y/q", "tmpfs")
+    end)
+  end)
+
+  -- check --random 500 --seed 8 --ops 16, sequence 431 (shrunk): umount
+  -- takes two mounts whose slaves go to one peer; the copies a later
+  -- mount propagates to those slaves come in that peer's list order
+  it("slaves an umount hands to one peer: seed 8, sequence 431", function()
+    same(function(ns1, nss)
+      ns1:mkdir("/a"); ns1:mkdir("/b")
+      ns1:make_shared("/")
+      ns1:bind("/b", "/a"); ns1:bind("/a", "/a")
+      local ns2 = ns1:unshare { propagation = "slave" }
+      nss[2] = ns2
+      ns2:mkdir("/a/x"); ns2:bind("/a", "/a/x")
+      ns1:umount("/b")
+      ns1:mount("t2", "/a", "tmpfs")
+    end)
+  end)
+
+  it("slaves handed over in the order of the unmounted set", function()
+    same(function(sh1, nss)
+      base(sh1)
+      sh1:bind("/X", "/Y"); sh1:bind("/X", "/Z")
+      sh1:mount("t", "/X/q", "tmpfs")
+      sh1:mkdir("/X/q/k"); sh1:mkdir("/X/q/j")
+      sh1:bind("/X/q", "/W")
+      local sh2 = sh1:unshare { propagation = "slave" }
+      nss[2] = sh2
+      -- (these keep the copies under them in sh2)
+      sh2:mount("k1", "/Z/q/k", "tmpfs"); sh2:mount("k2", "/Y/q/k", "tmpfs")
+      sh1:umount("/X/q")
+      sh1:mount("j", "/W/j", "tmpfs")
+    end)
+  end)
+
   it("make-slave of the sole member of a group: private, its slaves too", function()
     local text = same(function(sh1, nss)
       base(sh1)

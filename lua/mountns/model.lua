@@ -115,14 +115,20 @@ end
 --   one at a time (__propagate_umount), a locked one restored in place.
 -- same_root_master: do_make_slave makes the mount a slave of the first
 --   peer with the same root (else the next peer), its slaves appended to
---   the new master's list (6.1, 6.12; 6.18: the next peer, slaves first).
+--   the new master's list (6.1, 6.12; 6.18: the next peer, its slaves
+--   put in front of that peer's list as one block, in their order:
+--   transfer_propagation's hlist_splice_init).
+-- bulk_private: umount_tree takes all its mounts out of propagation at
+--   once (bulk_make_private, 6.18): each one's slaves go to the first
+--   mount that stays along next peer / master (trace_transfers), handed
+--   over in the order of the unmounted set, each block in front.
 local OLDEST, NEWEST = { 6, 1 }, "6.18"
 
 local function rules_of(major, minor)
   local v = major * 1000 + minor
   return { linux = major .. "." .. minor, copy_keeps_unbindable = v < 6017,
            ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
-           same_root_master = v < 6016 }
+           same_root_master = v < 6016, bulk_private = v >= 6018 }
 end
 
 -- "6.12", "6.12.118+deb12-amd64" -> 6, 12 (or nil)
@@ -653,10 +659,13 @@ local function make_slave(m, rules)
       master.slaves[#master.slaves + 1] = s
     end
   else
-    -- m's slaves go to the front of the new master's list, one at a time
-    for _, s in ipairs(m.slaves) do
-      s.master = master
-      table.insert(master.slaves, 1, s)
+    -- m's slaves go to the front of the new master's list, one block in
+    -- their order (spec 22 "a mount made private hands its slaves over
+    -- as one block")
+    local block = m.slaves
+    for i = #block, 1, -1 do
+      block[i].master = master
+      table.insert(master.slaves, 1, block[i])
     end
   end
   table.insert(master.slaves, 1, m)
@@ -1074,11 +1083,63 @@ local function move_op(ns, from, to)
   attach(w, omnt, pmnt, pdpath, { ns = ns, call = w.current_call, moving = true })
 end
 
+-- bulk_make_private (rules.bulk_private): the mounts of list (the
+-- unmounted set, in umount_tree's order) leave their peer groups and
+-- masters; trace_transfers: each one's slaves go to its next peer, else
+-- its master, followed past the mounts of the set to the first that
+-- stays (or nowhere: private); then, in the set's order, each one's
+-- slaves go in front of that mount's list as one block.
+local function bulk_make_private(list)
+  local inset, dest = {}, {}
+  for _, m in ipairs(list) do inset[m] = true end
+  for _, m in ipairs(list) do
+    if dest[m] == nil then
+      local chain, x, d = {}, m, nil
+      while true do
+        local nx
+        local g = x.group
+        if g and #g.ring > 1 then
+          local ring = g.ring
+          nx = ring[index_of(ring, x) % #ring + 1]
+          remove_value(ring, x)
+        else
+          nx = x.master
+        end
+        x.group = nil
+        if x.master then remove_value(x.master.slaves, x) end
+        x.master = nil
+        chain[#chain + 1] = x
+        dest[x] = false
+        if not nx or not inset[nx] then d = nx; break end
+        if dest[nx] ~= nil then d = dest[nx] or nil; break end
+        x = nx
+      end
+      for _, c in ipairs(chain) do dest[c] = d or false end
+    end
+  end
+  for _, m in ipairs(list) do
+    local d, block = dest[m], m.slaves
+    for i = #block, 1, -1 do
+      local s = block[i]
+      s.master = d or nil
+      if d then
+        if d.slaves == NONE then d.slaves = {} end
+        table.insert(d.slaves, 1, s)
+      end
+    end
+    m.slaves = NONE
+  end
+end
+
 -- take the mounts in set out of their namespace (umount_tree): each leaves
 -- its peer group (its slaves handed on) and its parent
 local function take_out(w, list, ctx)
-  for _, m in ipairs(list) do
-    change_propagation(w, m, "private")
+  if w.rules.bulk_private then
+    bulk_make_private(list)
+  else
+    for _, m in ipairs(list) do
+      change_propagation(w, m, "private")
+    end
   end
   for _, m in ipairs(list) do
     event(w, { ns = label_of(m.ns), call = ctx.call, kind = "removed", target = target_of(m),
@@ -1266,6 +1327,60 @@ local function old_umount(w, ns, mnt, list)
   take_out(w, leaving, { ns = ns, call = w.current_call })
 end
 
+-- The order in which propagate_umount (6.16+) adds the candidates that
+-- go (going[c]) to the unmounted set, after the mounts of original: the
+-- candidates are gathered walking what receives propagation from each
+-- one's parent (propagation_next) and listed last found first; trim_one
+-- takes, in that order, each one with nothing mounted on it any more;
+-- handle_locked then the rest, each with its going ancestors. The order
+-- decides whose slaves come first where two hand theirs to one mount
+-- (bulk_make_private; spec 22 "slaves handed over in the order of the
+-- unmounted set").
+local function umount_order(original, set, going, clist)
+  local found, seen = {}, {}
+  for _, x in ipairs(original) do
+    local parent = x.parent
+    if parent then
+      local q = propagation_next(parent, parent)
+      while q do
+        local c = child_at(q, x.mp)
+        if c and not set[c] and not seen[c] then
+          seen[c] = true
+          found[#found + 1] = c
+        end
+        q = propagation_next(q, parent)
+      end
+    end
+  end
+  -- (any the walk missed: last, in the model's order)
+  for _, c in ipairs(clist) do
+    if not seen[c] then seen[c] = true; found[#found + 1] = c end
+  end
+  local gone, out = {}, {}
+  local function mounted_on(m)
+    for _, k in ipairs(m.children) do
+      if not set[k] and not gone[k] then return true end
+    end
+    return false
+  end
+  for i = #found, 1, -1 do
+    local c = found[i]
+    if going[c] and not c.locked and not mounted_on(c) then
+      gone[c] = true
+      out[#out + 1] = c
+    end
+  end
+  for i = #found, 1, -1 do
+    local c = found[i]
+    while c and going[c] and not gone[c] and not set[c] do
+      gone[c] = true
+      out[#out + 1] = c
+      c = c.parent
+    end
+  end
+  return out
+end
+
 local function umount_op(ns, target, names)
   local op = "umount"
   local lazy = false
@@ -1356,11 +1471,9 @@ local function umount_op(ns, target, names)
       end
     end
   end
-  for _, c in ipairs(keep) do
-    if going[c] then
-      add(c, "a copy at the same mount point in a mount that receives propagation "
-        .. "from the parent: unmounted with it")
-    end
+  for _, c in ipairs(umount_order(original, set, going, clist)) do
+    add(c, "a copy at the same mount point in a mount that receives propagation "
+      .. "from the parent: unmounted with it")
   end
   -- the over-mounts left on the roots of what goes
   local moves = {}
