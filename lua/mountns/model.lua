@@ -1094,7 +1094,7 @@ local function bulk_make_private(list)
   for _, m in ipairs(list) do inset[m] = true end
   for _, m in ipairs(list) do
     if dest[m] == nil then
-      local chain, x, d = {}, m, nil
+      local chain, x, d = {}, m
       while true do
         local nx
         local g = x.group
