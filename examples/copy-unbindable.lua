@@ -12,13 +12,10 @@
 local mountns = require "mountns"
 local expect = require "mountns.expect"
 
--- the running kernel, read before the scenario (its / is a bare tmpfs)
-local f = assert(io.open("/proc/sys/kernel/osrelease"))
-local major, minor = f:read("*l"):match("^(%d+)%.(%d+)")
-f:close()
-local since_6_17 = tonumber(major) > 6 or (tonumber(major) == 6 and tonumber(minor) >= 17)
-
 mountns.scenario("5g: the copy of an unbindable mount", function(ns)
+  -- the rules ns follows: the running kernel's, or the model's --linux V
+  local major, minor = ns:linux():match("^(%d+)%.(%d+)")
+  local since_6_17 = tonumber(major) > 6 or (tonumber(major) == 6 and tonumber(minor) >= 17)
   ns:mkdir("/u"); ns:mkdir("/s")
   ns:mount("u", "/u", "tmpfs")
   ns:make_unbindable("/u")

@@ -146,12 +146,14 @@ end
 -- (no /proc) the newest.
 local OLDEST_S = OLDEST[1] .. "." .. OLDEST[2]
 local default_version, default_note = NEWEST, nil
+local running_version = nil -- the running kernel's "MAJOR.MINOR" (nil off Linux)
 do
   local f = io.open("/proc/sys/kernel/osrelease")
   if f then
     local release = f:read("*l") or ""
     f:close()
     local a, b = parse_linux(release)
+    running_version = a and a .. "." .. b
     if not a then
       default_version = OLDEST_S
       default_note = string.format("the running kernel's release %q is not a version the model "
@@ -219,6 +221,15 @@ end
 -- @treturn ?string the note, when the version is not the running kernel's
 function M.default_linux()
   return default_version, default_note
+end
+
+--- The running kernel's version, "MAJOR.MINOR" (read from
+-- /proc/sys/kernel/osrelease when the module loads, so it answers in a
+-- scenario's child too), or nil off Linux or when the release is not a
+-- version. What a kernel namespace's `ns:linux()` returns.
+-- @treturn ?string such as "6.18"
+function M.running_linux()
+  return running_version
 end
 
 --- The oldest and the newest kernel versions the model has rules for
@@ -1890,6 +1901,16 @@ end
 function Space:id()
   check_open(self, "id")
   return self.serial
+end
+
+--- The kernel version whose rules the namespace follows, "MAJOR.MINOR":
+-- its world's (`world.linux`: `--linux V`, or the default); a kernel
+-- namespace's `ns:linux()` is the running kernel's. Scripts that expect
+-- what changed between kernels ask this, not /proc.
+-- @treturn string such as "6.12"
+function Space:linux()
+  check_open(self, "linux")
+  return self.world.linux
 end
 
 --- Tear the namespace down: its mounts leave their peer groups (no

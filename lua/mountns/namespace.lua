@@ -22,6 +22,7 @@ local agent = require "mountns.agent"
 local mounts = require "mountns.mounts"
 local watch = require "mountns.watch"
 local shell = require "mountns.shell"
+local model = require "mountns.model"
 
 local M = {}
 
@@ -492,6 +493,16 @@ function Namespace:find(path, opts)
     if r then return r end
   end
   return self:mounts():find(path)
+end
+
+--- The kernel version the namespace follows, "MAJOR.MINOR": the running
+-- kernel's (read when mountns.model loaded, before any scenario: a
+-- scenario's / has no /proc); a model namespace's `ns:linux()` is its
+-- world's. Scripts that expect what changed between kernels ask this.
+-- @treturn string such as "6.18"
+function Namespace:linux()
+  check_open(self, "linux")
+  return model.running_linux()
 end
 
 --- The namespace's ID (the inode number lsns shows).
