@@ -907,8 +907,8 @@ describe("the model's kernel versions (option linux)", function()
     assert.equal("6.12", model.new { linux = "6.12.118+deb12-amd64" }.linux)
     assert.equal("7.3", model.new { linux = "7.3" }.linux)
     assert.error_matches(function() model.new { linux = 6.1 } end,
-      "bad argument #1 to 'model.new' (option 'linux' must be a version string such as "
-      .. "\"6.12\", got number)", 1, true)
+      "bad argument #1 to 'model.new' (option 'linux': a version string such as "
+      .. "\"6.12\" expected, got number)", 1, true)
     assert.error_matches(function() model.new { linux = "6.12x" } end,
       "bad argument #1 to 'model.new' (option 'linux': '6.12x' is not a kernel version "
       .. "(MAJOR.MINOR, such as \"6.12\"))", 1, true)
@@ -1123,6 +1123,21 @@ end)
     assert.error_matches(function()
       require("mountns.runner").run({ file }, { linux = "6.1" })
     end, "bad argument #2 to 'run' (option 'linux' needs option 'model'", 1, true)
+    -- one check of the modes (scenario.run_problem) for run, run_file and the command line
+    local scenario = require "mountns.scenario"
+    assert.error_matches(function()
+      scenario.run_file(file, { linux = "6.1", report = function() end })
+    end, "bad argument #2 to 'run_file' (option 'linux' needs option 'model'", 1, true)
+    assert.error_matches(function()
+      require("mountns.runner").run({ file }, { linux = "5.4", model = true })
+    end, "bad argument #2 to 'run' (option 'linux': Linux 5.4 is older than the oldest", 1, true)
+    assert.error_matches(function()
+      require("mountns.runner").run({ file }, { model = true, both = true })
+    end, "bad argument #2 to 'run' (option 'model' and option 'both' exclude each other", 1, true)
+    assert.matches("mountns: run: %-%-model and %-%-both exclude each other .*\nexit=2$",
+      helper.cli("run --model --both " .. file))
+    assert.matches("mountns: run: %-%-linux: '6%.x' is not a kernel version %(MAJOR%.MINOR, "
+      .. "such as \"6%.12\"%)\nexit=2$", helper.cli("run --model --linux 6.x " .. file))
     os.execute("rm -rf " .. dir)
   end)
 end)

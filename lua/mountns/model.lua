@@ -170,46 +170,61 @@ end
 
 local rules_cache = {}
 
--- The rules for opts.linux (checked: fname, argn, level) or the default.
-local function rules_for(linux, fname, argn, level)
-  level = level + 1
-  if linux == nil then linux = default_version end
-  local cached = rules_cache[linux]
+-- The rules of kernel version v (a string "MAJOR.MINOR[...]" from 6.1
+-- on), or nil and why not (a phrase that follows "option 'linux': ").
+local function linux_rules(v)
+  local cached = rules_cache[v]
   if cached then return cached end
-  if type(linux) ~= "string" then
-    argcheck.error(fname, argn, "option 'linux' must be a version string such as \"6.12\", got "
-      .. type(linux), level)
+  if type(v) ~= "string" then
+    return nil, "a version string such as \"6.12\" expected, got " .. type(v)
   end
-  local a, b = parse_linux(linux)
+  local a, b = parse_linux(v)
   if not a then
-    argcheck.error(fname, argn, "option 'linux': '" .. linux .. "' is not a kernel version "
-      .. "(MAJOR.MINOR, such as \"6.12\")", level)
+    return nil, "'" .. v .. "' is not a kernel version (MAJOR.MINOR, such as \"6.12\")"
   end
   if a < OLDEST[1] or (a == OLDEST[1] and b < OLDEST[2]) then
-    local msg = string.format("Linux %d.%d is older than the oldest kernel the model has rules "
+    return nil, string.format("Linux %d.%d is older than the oldest kernel the model has rules "
       .. "for (%d.%d)", a, b, OLDEST[1], OLDEST[2])
-    argcheck.error(fname, argn, "option 'linux': " .. msg, level)
   end
   cached = rules_of(a, b)
-  rules_cache[linux] = cached
+  rules_cache[v] = cached
   return cached
 end
 
+-- The rules for opts.linux (checked: fname, argn, level) or the default.
+local function rules_for(linux, fname, argn, level)
+  if linux == nil then linux = default_version end
+  local rules, why = linux_rules(linux)
+  if not rules then argcheck.error(fname, argn, "option 'linux': " .. why, level + 1) end
+  return rules
+end
+
+--- A kernel version for the `linux` option, checked: the version of its
+-- rules, or nil and why not, as a phrase (`"Linux 5.15 is older than the
+-- oldest kernel the model has rules for (6.1)"`) for a caller to put in
+-- its own message (`mountns run --linux`, `scenario.run_problem`).
+-- @param v the option's value
+-- @treturn[1] string the version of the rules, "MAJOR.MINOR"
+-- @return[2] nil
+-- @treturn[2] string why not
+function M.linux_version(v)
+  local rules, why = linux_rules(v)
+  if not rules then return nil, why end
+  return rules.linux
+end
+
 --- Check a kernel version for the `linux` option (of `model.new`,
--- `model.scenario`, `mountns.run` and `run_file`): raises as a bad
--- argument (a string "MAJOR.MINOR[...]", not older than
--- `model.OLDEST_LINUX`).
+-- `model.scenario`): raises as a bad argument (a string
+-- "MAJOR.MINOR[...]", not older than `model.OLDEST_LINUX`).
 -- @param v the option's value
 -- @tparam string fname the public name
 -- @tparam int argn the argument's position
 -- @tparam[opt=1] int level
 -- @treturn string the version of the rules, "MAJOR.MINOR"
 function M.check_linux(v, fname, argn, level)
-  if v == nil then
-    argcheck.error(fname, argn, "option 'linux' must be a version string such as \"6.12\", got nil",
-      (level or 1) + 1)
-  end
-  return rules_for(v, fname, argn, (level or 1) + 1).linux
+  local rules, why = linux_rules(v)
+  if not rules then argcheck.error(fname, argn, "option 'linux': " .. why, (level or 1) + 1) end
+  return rules.linux
 end
 
 --- The kernel version whose rules a world follows when none is given: the

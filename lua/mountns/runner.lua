@@ -24,7 +24,6 @@ local argcheck = require "mountns.args"
 local isolate = require "mountns.isolate"
 local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
-local model = require "mountns.model"
 local cli = require "mountns.cli"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
@@ -160,17 +159,9 @@ function M.run(files, opts)
   opts = argcheck.options(opts, "run", 2,
     { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
-  if opts.linux ~= nil then
-    if not opts.model then
-      argcheck.error("run", 2, "option 'linux' needs option 'model' (a kernel scenario "
-        .. "follows the running kernel)", 2)
-    end
-    model.check_linux(opts.linux, "run", 2, 2)
-  end
   scenario.check_both(opts.both, "run", 2)
-  if opts.model and opts.both then
-    argcheck.error("run", 2, "options 'model' and 'both' exclude each other", 2)
-  end
+  local problem = scenario.run_problem(opts)
+  if problem then argcheck.error("run", 2, problem, 2) end
   local jobs = opts.jobs
   if jobs == nil then jobs = 1 end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= math.floor(jobs) or jobs == math.huge then
@@ -460,6 +451,9 @@ local function run_on_kernel(kernel, args, tree, interp)
   return code or (ok and 0 or 1)
 end
 
+-- the options in scenario.run_problem's reasons, as the command line has them
+local CLI_NAMES = { model = "--model", both = "--both", linux = "--linux" }
+
 --- `mountns run ARGS` (bin/mountns): the options parsed, the scripts run
 -- (`M.run`), or with `--kernel K` the same command in a virtual machine.
 -- A usage error exits with status 2 (`mountns.cli.die`).
@@ -533,22 +527,11 @@ function M.command(args, ctx)
     i = i + 1
   end
   if #files == 0 then die("run: no scenario file given\n" .. cli.USAGE) end
-  if opts.model and opts.both then
-    die("run: --model and --both exclude each other (--both runs on the kernel and the model)")
-  end
+  local problem = scenario.run_problem(opts, CLI_NAMES)
+  if problem then die("run: " .. problem) end
   if strict then
     if not opts.both then die("run: --strict goes with --both") end
     opts.both = { strict = true }
-  end
-  if opts.linux then
-    if not opts.model then
-      die("run: --linux needs --model (the kernel follows its own rules; --both, check and "
-        .. "explain follow the running kernel's)")
-    end
-    local ok, err = pcall(model.check_linux, opts.linux, "--linux", 1)
-    if not ok then
-      die("run: --linux: " .. tostring(err):gsub("^.-%(option 'linux'[:]? ?", ""):gsub("%)$", ""))
-    end
   end
   if opts.dot then
     local ok, err = core.mkdir(opts.dot, { parents = true })

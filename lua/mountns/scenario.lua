@@ -285,6 +285,33 @@ function M.scenario(name, fn, opts, ...)
   return unpack(res, 3, res.n)
 end
 
+-- the names of the options in run_problem's reasons: the functions'
+local OPTION_NAMES = { model = "option 'model'", both = "option 'both'", linux = "option 'linux'" }
+
+--- Why the run modes of `run_file`'s, `mountns.run`'s or `mountns run`'s
+-- options do not go together, or nil: `linux` needs `model` (a kernel
+-- scenario follows the running kernel), a `linux` the model has no rules
+-- for (`model.linux_version`), `model` with `both`.
+-- @tparam table opts `model`, `both`, `linux`
+-- @tparam[opt] table names how the reason names each option (`{linux =
+-- "--linux", ...}` for the command line; default "option 'linux'"...)
+-- @treturn ?string the reason
+function M.run_problem(opts, names)
+  names = names or OPTION_NAMES
+  if opts.linux ~= nil then
+    if not opts.model then
+      return names.linux .. " needs " .. names.model .. " (a kernel scenario follows the "
+        .. "running kernel's rules; so do --both, check and explain)"
+    end
+    local v, why = model.linux_version(opts.linux)
+    if not v then return names.linux .. ": " .. why end
+  end
+  if opts.model and opts.both then
+    return names.model .. " and " .. names.both .. " exclude each other (" .. names.both
+      .. " runs on the kernel and the model)"
+  end
+end
+
 --- Check the `both` option of `run_file` and `mountns.run`: nil, true or
 -- a table of the mirror's options (`mountns.mirror.new`: `override`,
 -- `strict`, `locked_root`). Raises as a bad argument #2.
@@ -327,17 +354,9 @@ function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
     { "report", "dot", "golden", "timeout", "model", "both", "linux" }, 2)
-  if opts.linux ~= nil then
-    if not opts.model then
-      argcheck.error("run_file", 2, "option 'linux' needs option 'model' (a kernel scenario "
-        .. "follows the running kernel)", 2)
-    end
-    model.check_linux(opts.linux, "run_file", 2, 2)
-  end
   M.check_both(opts.both, "run_file", 2)
-  if opts.model and opts.both then
-    argcheck.error("run_file", 2, "options 'model' and 'both' exclude each other", 2)
-  end
+  local problem = M.run_problem(opts)
+  if problem then argcheck.error("run_file", 2, problem, 2) end
   if type(opts.report) ~= "function" then
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)
