@@ -786,8 +786,11 @@ end
 
 -- Resolve path in ns: the mount and the path in its superblock that path
 -- lookup reaches (following mounts at every component), or raise errno
--- for op. Returns mnt, dpath, node.
-local function resolve(ns, path, op, p1, p2)
+-- for op. Returns mnt, dpath, node. With mk (a boolean: mkdir's
+-- `parents`), path is mkdir's (walkpath's): what is missing on the way is
+-- made, as mkdir -p does (mk true) or mkdir(2) the last component only,
+-- and a last component there already is EEXIST unless mk and a directory.
+local function resolve(ns, path, op, p1, p2, mk)
   local mnt, dpath = ns.root, ns.root.root
   local node = mnt.sb.nodes[dpath]
   -- the components of path, without a list
@@ -799,8 +802,16 @@ local function resolve(ns, path, op, p1, p2)
     if c ~= "" then
       if not node.dir then fail("ENOTDIR", op, p1, p2) end
       local next_path = join(dpath, c)
-      node = mnt.sb.nodes[next_path]
-      if not node then fail("ENOENT", op, p1, p2) end
+      local nodes = mnt.sb.nodes
+      node = nodes[next_path]
+      if not node then
+        if mk == nil or (i <= n and not mk) then fail("ENOENT", op, p1, p2) end
+        if mnt.flags.ro or mnt.sb.ro then fail("EROFS", op, p1, p2) end
+        node = { dir = true }
+        nodes[next_path] = node
+      elseif mk ~= nil and i > n and not (mk and node.dir) then
+        fail("EEXIST", op, p1, p2)
+      end
       mnt, dpath, node = follow(mnt, next_path, node)
     end
   end
@@ -1634,36 +1645,8 @@ Space.mkdir = method("mkdir", function(self, path, opts)
   path, opts = argcheck.mkdir(path, opts, 3)
   local parents = opts.parents == nil or opts.parents
   set_call(self, "mkdir " .. path, path)
-  local p = walkpath(path)
-  -- one walk down the path (resolve's, component by component), making
-  -- what is missing on the way
-  local mnt, dpath = self.root, self.root.root
-  local node = mnt.sb.nodes[dpath]
-  local i, n = 2, #p
-  while i <= n do
-    local j = find(p, "/", i, true) or n + 1
-    local c = sub(p, i, j - 1)
-    i = j + 1
-    local last = i > n
-    if not node.dir then fail("ENOTDIR", "mkdir", path) end
-    local nodes = mnt.sb.nodes
-    local full = join(dpath, c)
-    local there = nodes[full]
-    if there then
-      if last then
-        if not parents then fail("EEXIST", "mkdir", path) end
-        if not there.dir then fail("EEXIST", "mkdir", path) end
-      elseif not there.dir then
-        fail("ENOTDIR", "mkdir", path)
-      end
-    else
-      if not last and not parents then fail("ENOENT", "mkdir", path) end
-      if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "mkdir", path) end
-      there = { dir = true }
-      nodes[full] = there
-    end
-    mnt, dpath, node = follow(mnt, full, there)
-  end
+  -- one walk down the path, making what is missing on the way
+  resolve(self, walkpath(path), "mkdir", path, nil, parents)
   return true
 end)
 
@@ -1792,16 +1775,7 @@ local function record_of(m, ns, with_from, gen)
   local mm, g, sb, parent = m.master, m.group, m.sb, m.parent
   local master = mm and mm.group and mm.group.id or nil
   local dom = with_from and mm and dominating(m, ns) or nil
-  local target
-  if parent and parent.tgen_ == gen then
-    -- (the parent listed first, as most are: its target is known)
-    local p, proot, mp = parent.tgt_, parent.root, m.mp
-    local rel = proot == "/" and mp or relative(mp, proot)
-    if rel == "/" then target = p else target = p == "/" and rel or p .. rel end
-    m.tgen_, m.tgt_ = gen, target
-  else
-    target = target_in(m, gen)
-  end
+  local target = target_in(m, gen)
   local f, unbindable = m.flags, m.unbindable
   return {
     id = m.uid, parent_id = parent and parent.uid or ns.root_parent,
