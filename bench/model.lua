@@ -120,11 +120,12 @@ for _, c in ipairs(cases) do
   local kanswer, manswer
   -- the floor's answer and mounts: the model's (one run outside the timing)
   local nmounts, nevents
-  local floor_records, floor_mounts = floor_of(model.scenario(function(ns)
+  local answer = model.scenario(function(ns)
     local a = c.fn(ns)
     nmounts, nevents = #ns.world.mounts, #ns.world.events
     return a
-  end), nmounts, nevents)
+  end)
+  local floor_records, floor_mounts = floor_of(answer, nmounts, nevents)
   local times = bench.rounds(ROUNDS, {
     { key = "kernel", run = function()
       collectgarbage()

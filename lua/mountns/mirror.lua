@@ -25,8 +25,6 @@ local model = require "mountns.model"
 
 local M = {}
 
-local unpack = table.unpack or unpack -- luacheck: ignore
-
 -- ---- naming a step ------------------------------------------------------------
 
 local function value_text(v, depth)

@@ -2202,8 +2202,11 @@ end
 -- then the model's outcome (ok, errno name). The events the step made are
 -- tagged with it (`event.step`).
 -- @tparam table step
--- @treturn string
--- @treturn[opt] string
+-- @treturn string the kind: "ok", "differs", "opaque" or "not modelled"
+-- @treturn ?string why (nil when "ok")
+-- @treturn ?boolean the model's outcome: true (ok) or false (nil for
+-- "opaque" and "not modelled": the step did not run)
+-- @treturn ?string the errno name of the model's failure
 function Replay:apply(step)
   self.count = self.count + 1
   local ns = self.by_serial[step.ns]
