@@ -145,6 +145,11 @@ end
 -- or one whose release it cannot read (default_note says so); off Linux
 -- (no /proc) the newest.
 local OLDEST_S = OLDEST[1] .. "." .. OLDEST[2]
+
+-- Whether Linux a.b is older than the oldest rules the model has.
+local function older_than_oldest(a, b)
+  return a < OLDEST[1] or (a == OLDEST[1] and b < OLDEST[2])
+end
 local default_version, default_note = NEWEST, nil
 local running_version = nil -- the running kernel's "MAJOR.MINOR" (nil off Linux)
 do
@@ -158,7 +163,7 @@ do
       default_version = OLDEST_S
       default_note = string.format("the running kernel's release %q is not a version the model "
         .. "can read: it follows Linux %s's rules, the oldest it has", release, OLDEST_S)
-    elseif a < OLDEST[1] or (a == OLDEST[1] and b < OLDEST[2]) then
+    elseif older_than_oldest(a, b) then
       default_version = OLDEST_S
       default_note = string.format("the running kernel is Linux %d.%d, older than the oldest "
         .. "rules the model has: it follows Linux %s's", a, b, OLDEST_S)
@@ -182,7 +187,7 @@ local function linux_rules(v)
   if not a then
     return nil, "'" .. v .. "' is not a kernel version (MAJOR.MINOR, such as \"6.12\")"
   end
-  if a < OLDEST[1] or (a == OLDEST[1] and b < OLDEST[2]) then
+  if older_than_oldest(a, b) then
     return nil, string.format("Linux %d.%d is older than the oldest kernel the model has rules "
       .. "for (%d.%d)", a, b, OLDEST[1], OLDEST[2])
   end
@@ -210,20 +215,6 @@ end
 function M.linux_version(v)
   local rules, why = linux_rules(v)
   if not rules then return nil, why end
-  return rules.linux
-end
-
---- Check a kernel version for the `linux` option (of `model.new`,
--- `model.scenario`): raises as a bad argument (a string
--- "MAJOR.MINOR[...]", not older than `model.OLDEST_LINUX`).
--- @param v the option's value
--- @tparam string fname the public name
--- @tparam int argn the argument's position
--- @tparam[opt=1] int level
--- @treturn string the version of the rules, "MAJOR.MINOR"
-function M.check_linux(v, fname, argn, level)
-  local rules, why = linux_rules(v)
-  if not rules then argcheck.error(fname, argn, "option 'linux': " .. why, (level or 1) + 1) end
   return rules.linux
 end
 

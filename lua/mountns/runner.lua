@@ -159,9 +159,7 @@ function M.run(files, opts)
   opts = argcheck.options(opts, "run", 2,
     { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
-  scenario.check_both(opts.both, "run", 2)
-  local problem = scenario.run_problem(opts)
-  if problem then argcheck.error("run", 2, problem, 2) end
+  scenario.check_modes(opts, "run", 2)
   local jobs = opts.jobs
   if jobs == nil then jobs = 1 end
   if type(jobs) ~= "number" or jobs < 1 or jobs ~= math.floor(jobs) or jobs == math.huge then

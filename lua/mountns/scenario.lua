@@ -327,6 +327,19 @@ function M.check_both(both, fname, level)
   mirror.check_options(both, fname, 2, level, "both")
 end
 
+--- Check the run modes of `run_file`'s or `mountns.run`'s options (its
+-- argument #2): `both` (`check_both`), then how `model`, `both` and
+-- `linux` go together (`run_problem`). Raises as a bad argument #2.
+-- @tparam table opts the options
+-- @tparam string fname the public name
+-- @tparam[opt=1] int level
+function M.check_modes(opts, fname, level)
+  level = (level or 1) + 1
+  M.check_both(opts.both, fname, level)
+  local problem = M.run_problem(opts)
+  if problem then argcheck.error(fname, 2, problem, level) end
+end
+
 --- Run a script in this process the way `mountns run` does (its runner
 -- calls this in a child of its own, one per script): every scenario the
 -- script runs is reported to `opts.report` and, when it fails, returns nil
@@ -354,9 +367,7 @@ function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
     { "report", "dot", "golden", "timeout", "model", "both", "linux" }, 2)
-  M.check_both(opts.both, "run_file", 2)
-  local problem = M.run_problem(opts)
-  if problem then argcheck.error("run_file", 2, problem, 2) end
+  M.check_modes(opts, "run_file", 2)
   if type(opts.report) ~= "function" then
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)
