@@ -1,9 +1,12 @@
 -- The layers of the Lua modules (doc/architecture.md, "Lua layers"), and
 -- the check that their require graph keeps them: every `require
 -- "mountns.x"` in lua/mountns/*.lua points to a module of the same layer or
--- a lower one, the graph has no circle, and every require is a plain one at
--- the top of its file (a require inside a function hides an arrow until it
--- runs; it is reported, and counted as an arrow). Run from the tree's top:
+-- a lower one, the graph has no circle, and every require sits at the top
+-- of its file. A module loaded on first use is declared there too, as
+-- `local x = lazy.require "mountns.x"` (mountns.lazy, the one way to defer
+-- a require): a deferred arrow, held to the same rules (no arrow up, no
+-- circle). A require inside a function hides an arrow until it runs: it is
+-- reported, and counted as an arrow. Run from the tree's top:
 --   lua doc/layers.lua [dir]   (dir: default lua/mountns)
 -- Prints one line per problem and exits 1, else prints nothing.
 
@@ -11,7 +14,7 @@
 local LAYERS = {
   { "core" },                               -- the C core (csrc/)
   -- argument checks, records, tables, their text, the model (pure Lua)
-  { "args", "cli", "record", "table", "diff", "format", "model" },
+  { "lazy", "args", "cli", "record", "table", "diff", "format", "model" },
   { "child", "isolate", "mounts", "ops", "agent" }, -- child processes
   { "namespace", "watch", "shell", "mirror" }, -- scenario namespaces and their facilities
   -- the scenario runner, expectations, output, the public module
@@ -28,7 +31,8 @@ for i, names in ipairs(LAYERS) do
 end
 
 --- The modules of dir and the modules each requires: name -> list of
--- {to = name, line = n}.
+-- {to = name, line = n, inside = a require inside a function, deferred =
+-- through lazy.require}.
 function M.graph(dir)
   local p = assert(io.popen("ls " .. dir))
   local names = {}
@@ -44,9 +48,12 @@ function M.graph(dir)
     for line in io.lines(dir .. "/" .. name .. ".lua") do
       n = n + 1
       local code = line:gsub("%-%-.*$", "") -- not in comments
-      for mod in code:gmatch("require%s*%(?%s*[\"'](mountns[%w_.]*)[\"']") do
+      for at, mod in code:gmatch("()require%s*%(?%s*[\"'](mountns[%w_.]*)[\"']") do
         local to = mod == "mountns" and "init" or mod:match("^mountns%.([%w_]+)$")
-        if to then edges[#edges + 1] = { to = to, line = n, lazy = line:match("^%s") ~= nil } end
+        if to then
+          edges[#edges + 1] = { to = to, line = n, inside = line:match("^%s") ~= nil,
+                                deferred = code:sub(at - 5, at - 1) == "lazy." }
+        end
       end
     end
     graph[name] = edges
@@ -63,13 +70,13 @@ function M.check(graph, names)
       problems[#problems + 1] = name .. ".lua: no layer (add it to doc/layers.lua)"
     end
     for _, e in ipairs(graph[name]) do
-      if e.lazy then
-        problems[#problems + 1] = string.format("%s.lua:%d: requires %s inside a function",
-          name, e.line, e.to)
+      if e.inside then
+        problems[#problems + 1] = string.format("%s.lua:%d: requires %s inside a function "
+          .. "(defer it with lazy.require at the top)", name, e.line, e.to)
       end
       if rank[name] and rank[e.to] and rank[e.to] > rank[name] then
-        problems[#problems + 1] = string.format("%s.lua:%d: requires %s, a higher layer (%d > %d)",
-          name, e.line, e.to, rank[e.to], rank[name])
+        problems[#problems + 1] = string.format("%s.lua:%d: %s %s, a higher layer (%d > %d)",
+          name, e.line, e.deferred and "defers" or "requires", e.to, rank[e.to], rank[name])
       end
     end
   end

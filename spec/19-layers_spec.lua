@@ -83,7 +83,8 @@ describe("layers", function()
       assert.same(in_script, in_doc)
     end)
 
-    it("finds a circle, a lazy require, an upward arrow and a module without a layer", function()
+    it("finds a circle, a require in a function, an upward arrow and a module without a layer,"
+      .. " and holds a deferred arrow (lazy.require) to the same rules", function()
       local dir = helper.sh("mktemp -d")
       local function write(name, text)
         local f = assert(io.open(dir .. "/" .. name .. ".lua", "w"))
@@ -94,16 +95,25 @@ describe("layers", function()
       write("watch", 'local function f()\n  return require("mountns.expect").x end\n'
         .. '-- require "mountns.scenario" (a comment is no arrow)\n')
       write("table", "local s = require 'mountns.scenario'\n")
-      write("scenario", "")
+      -- deferred arrows: up a layer, and closing a circle (format -> scenario
+      -- -> format); one down a layer is no problem (diff -> record)
+      write("format", 'local lazy = require "mountns.lazy"\n'
+        .. 'local s = lazy.require "mountns.scenario"\n')
+      write("scenario", 'local lazy = require "mountns.lazy"\n'
+        .. 'local f = lazy.require("mountns.format")\n')
+      write("diff", 'local lazy = require "mountns.lazy"\n'
+        .. 'local r = lazy.require "mountns.record"\n')
       write("newthing", "")
       local problems = layers.check(layers.graph(dir))
       helper.sh("rm -r " .. dir)
       table.sort(problems)
       assert.same({
         "circle: expect -> watch -> expect",
+        "circle: format -> scenario -> format",
+        "format.lua:2: defers scenario, a higher layer (5 > 2)",
         "newthing.lua: no layer (add it to doc/layers.lua)",
         "table.lua:1: requires scenario, a higher layer (5 > 2)",
-        "watch.lua:2: requires expect inside a function",
+        "watch.lua:2: requires expect inside a function (defer it with lazy.require at the top)",
         "watch.lua:2: requires expect, a higher layer (5 > 4)",
       }, problems)
     end)

@@ -159,6 +159,67 @@ end)
 -- #novalgrind: under valgrind the agent's /proc/PID/io counts valgrind's own
 -- reads too (703 for 100 calls in make valgrind), and a lone run under it saw
 -- an agent die before it answered (main's earlier code too)
+describe("require \"mountns\" loads on first use", function()
+  -- before: require "mountns" loaded all 21 modules (15 ms of CPU), the
+  -- model's 2,300 lines among them, in every process that required it
+  local HEAVY = { "mountns.model", "mountns.explain", "mountns.shell", "mountns.watch",
+                  "mountns.dot", "mountns.mirror", "mountns.scenario", "mountns.namespace",
+                  "mountns.format", "mountns.isolate", "mountns.mounts", "mountns.agent" }
+
+  -- a fresh interpreter runs code after `require "mountns"`: the modules
+  -- of HEAVY loaded after the require, then after code, and what it printed
+  local function fresh(code)
+    local out = helper.sh(helper.lua_cmd() .. " -e '"
+      .. "local mountns = require \"mountns\" "
+      .. "local HEAVY = {\"" .. table.concat(HEAVY, "\", \"") .. "\"} "
+      .. "local function loaded() local l = {} for _, n in ipairs(HEAVY) do "
+      .. "if package.loaded[n] then l[#l + 1] = n end end return table.concat(l, \" \") end "
+      .. "local before = loaded() " .. code .. " "
+      .. "print(\"before=\" .. before) print(\"after=\" .. loaded())' 2>&1")
+    return out:match("before=([^\n]*)"), out:match("after=([^\n]*)"), out
+  end
+
+  it("loads none of the heavy modules; reading a field loads its module, which works", function()
+    local before, after, out = fresh([[
+      local t = mountns.parse_mountinfo("1 0 0:1 / / rw - tmpfs none rw\n")
+      print("dot " .. tostring(mountns.dot(t):find("digraph", 1, true) ~= nil))
+      print("same " .. tostring(mountns.dot == require("mountns.dot").dot))]])
+    assert.equal("", before, out)
+    -- dot and what it needs (format), nothing else of HEAVY
+    assert.equal("mountns.dot mountns.format", after, out)
+    assert.truthy(out:find("dot true\n", 1, true), out)
+    assert.truthy(out:find("same true\n", 1, true), out)
+  end)
+
+  it("mountns.explain, .shell, .watch load theirs on first read", function()
+    for field, mod in pairs { explain = "mountns.explain", shell = "mountns.shell",
+                              watch = "mountns.watch", mounts = "mountns.mounts" } do
+      local before, after, out = fresh("print(type(mountns." .. field .. "))")
+      assert.equal("", before, out)
+      assert.truthy((" " .. after .. " "):find(" " .. mod .. " ", 1, true), out)
+      assert.truthy(out:find("function\n", 1, true), out)
+    end
+  end)
+
+  it("a scenario works from a bare require: every deferred module is loaded before its "
+    .. "child leaves the host's file system", function()
+    -- ns:mounts, ns:watch, ns:shell and mountns.explain load mountns.mounts,
+    -- watch, shell, explain and the model: inside the scenario's child,
+    -- whose root is a fresh tmpfs without the module files
+    local _, after, out = fresh([[
+      print("got " .. tostring(mountns.scenario(function(ns)
+        ns:mkdir("/X")
+        ns:mount("a", "/X", "tmpfs")
+        local m = ns:mounts():find("/X")
+        local t = ns:shell("sh1# mkdir /Y")
+        local why = mountns.explain(ns, "/X")
+        return m.source .. "," .. type(t) .. "," .. type(why)
+      end)))]])
+    assert.truthy(out:find("got a,string,string\n", 1, true), out)
+    assert.truthy(after:find("mountns.model", 1, true), out)
+  end)
+end)
+
 describe("agent calls", function()
   it("the agent enters a namespace once, not at every call: ns:chdir holds for the "
     .. "next calls, as in the scenario's own namespaces #novalgrind", function()

@@ -18,9 +18,10 @@ local record = require "mountns.record"
 local same_mount = record.same
 local escape = require("mountns.core").escape
 local format = require "mountns.format"
-local namespace = require "mountns.namespace"
-local watch = require "mountns.watch"
-local explain = require "mountns.explain"
+local lazy = require "mountns.lazy" -- loaded on first use:
+local namespace = lazy.require "mountns.namespace"
+local watch = lazy.require "mountns.watch"
+local explain = lazy.require "mountns.explain"
 
 local M = {}
 local checks = {}

@@ -8,10 +8,68 @@
 -- @module mountns
 
 local core = require "mountns.core"
+-- the mount table class, loaded now: mountinfo and parse_mountinfo work
+-- in a process that has left the file system its modules came from
+-- (pivot_root, chroot), as the core's calls do
 local mtable = require "mountns.table"
-local isolate = require "mountns.isolate"
+local lazy = require "mountns.lazy"
+-- loaded on first use (README, "What loads when"); `require "mountns"`
+-- loads the core, mountns.table (and mountns.args), mountns.lazy
+local isolate = lazy.require "mountns.isolate"
+local scenario = lazy.require "mountns.scenario"
+local diff = lazy.require "mountns.diff"
+local format = lazy.require "mountns.format"
+local dot = lazy.require "mountns.dot"
+local watch = lazy.require "mountns.watch"
+local mounts = lazy.require "mountns.mounts"
+local explain = lazy.require "mountns.explain"
+local shell = lazy.require "mountns.shell"
 
 local M = {}
+
+-- The fields that come from another module: field -> {module, its field},
+-- each read from its module on its first read and kept in M (so
+-- `mountns.explain == require("mountns.explain").explain`, as before).
+local FROM = {
+  scenario = { scenario, "scenario" }, peer_groups = { scenario, "peer_groups" },
+  diff = { diff, "diff" },
+  normalize = { format, "normalize" }, format = { format, "format" },
+  golden = { format, "golden" },
+  dot = { dot, "dot" },
+  --- Live mount events (see `mountns.watch`; `ns:watch(opts)` on a namespace).
+  -- @function watch
+  watch = { watch, "watch" },
+  --- The fastest complete mount table: listmount+statmount, else mountinfo.
+  -- @function mounts
+  -- @see mountns.mounts
+  mounts = { mounts, "mounts" },
+  --- Why a mount is at a path, or why none is (see `mountns.explain`):
+  -- `mountns.explain(ns, path)` on a scenario namespace (its recorded steps
+  -- replayed in the model) or a model namespace (its world's history).
+  -- @function explain
+  explain = { explain, "explain" },
+  --- Run a shell transcript against scenario namespaces (see `mountns.shell`).
+  -- @function shell
+  shell = { shell, "shell" },
+  isolate = { isolate, "isolate" }, isolate_with = { isolate, "isolate_with" },
+}
+
+local function load_field(t, k)
+  local from = FROM[k]
+  if not from then return nil end
+  local v = from[1][from[2]]
+  rawset(t, k, v)
+  return v
+end
+
+setmetatable(M, {
+  __index = load_field,
+  -- pairs(mountns) (Lua 5.2+) lists every field, loading the rest first
+  __pairs = function(t)
+    for k in pairs(FROM) do load_field(t, k) end
+    return next, t, nil
+  end,
+})
 
 -- The README's "Core" and "The modern kernel interface" tables.
 for _, name in ipairs {
@@ -47,32 +105,6 @@ function M.mountinfo(pid)
   if not t then return nil, err, errno end
   return mtable.new(t)
 end
-
-local scenario = require "mountns.scenario"
-M.scenario = scenario.scenario
-M.peer_groups = scenario.peer_groups
-M.diff = require("mountns.diff").diff
-
-local format = require "mountns.format"
-M.normalize = format.normalize
-M.format = format.format
-M.golden = format.golden
-M.dot = require("mountns.dot").dot
---- Live mount events (see `mountns.watch`; `ns:watch(opts)` on a namespace).
-M.watch = require("mountns.watch").watch
-
---- The fastest complete mount table: listmount+statmount, else mountinfo.
--- @see mountns.mounts
-M.mounts = require("mountns.mounts").mounts
-
---- Why a mount is at a path, or why none is (see `mountns.explain`):
--- `mountns.explain(ns, path)` on a scenario namespace (its recorded steps
--- replayed in the model) or a model namespace (its world's history).
-M.explain = require("mountns.explain").explain
-
---- Run a shell transcript against scenario namespaces (see `mountns.shell`).
-M.shell = require("mountns.shell").shell
-M.isolate = isolate.isolate
 
 -- A user namespace handle (root inside is the caller), held by a
 -- grandchild that waits on a pipe; nil when it cannot be made. For the
@@ -131,7 +163,6 @@ function M.features()
   for k, v in pairs(probed) do copy[k] = v end
   return copy
 end
-M.isolate_with = isolate.isolate_with
 M.table = mtable
 
 return M

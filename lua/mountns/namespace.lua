@@ -18,11 +18,12 @@ local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
 local child = require "mountns.child"
 local ops = require "mountns.ops"
-local agent = require "mountns.agent"
-local mounts = require "mountns.mounts"
-local watch = require "mountns.watch"
-local shell = require "mountns.shell"
-local model = require "mountns.model"
+local lazy = require "mountns.lazy" -- loaded on first use:
+local agent = lazy.require "mountns.agent"
+local mounts = lazy.require "mountns.mounts"
+local watch = lazy.require "mountns.watch"
+local shell = lazy.require "mountns.shell"
+local model = lazy.require "mountns.model"
 
 local M = {}
 

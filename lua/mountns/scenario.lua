@@ -13,10 +13,12 @@ local argcheck = require "mountns.args"
 local child = require "mountns.child"
 local ops = require "mountns.ops"
 local namespace = require "mountns.namespace"
-local dot = require "mountns.dot"
+local lazy = require "mountns.lazy" -- loaded on first use:
+local dot = lazy.require "mountns.dot"
 local format = require "mountns.format"
-local model = require "mountns.model"
-local mirror = require "mountns.mirror"
+local model = lazy.require "mountns.model"
+local mirror = lazy.require "mountns.mirror"
+local shell = lazy.require "mountns.shell"
 
 local M = {}
 
@@ -258,7 +260,9 @@ function M.scenario(name, fn, opts, ...)
   local run = running
   if run and run.model then
     -- mountns run --model: the same scenario on the model (it checks the
-    -- options and reports to run_file's report)
+    -- options and reports to run_file's report); mountns.shell, once
+    -- loaded, gives the model's namespaces their ns:shell
+    lazy.load(shell)
     if name == nil then return model.scenario(fn, opts, ...) end
     return model.scenario(name, fn, opts, ...)
   end
@@ -266,6 +270,9 @@ function M.scenario(name, fn, opts, ...)
   argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
   local t0 = core.clock()
   local title = name or "(unnamed scenario)"
+  -- the child pivots to a fresh tmpfs, where no module file can be found:
+  -- every module deferred (mountns.lazy) is loaded here, once per process
+  lazy.load_all()
   local res = pack(pcall(get_template))
   if res[1] then
     res = pack(pcall(isolate.spawn, enter_template,
