@@ -42,7 +42,7 @@ $(BUILD)/obj/%.o: csrc/%.c csrc/lmns.h csrc/uapi.h
 
 $(MODULE): $(OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS) -o $@ $(OBJS) $(MOUNT_LIBS)
+	$(CC) -shared $(LDFLAGS) -Wl,-z,now -o $@ $(OBJS) $(MOUNT_LIBS)
 
 # Install missing Debian packages; a no-op when all are present (dpkg-query
 # only, so any user passes it). Missing packages and not root: one line

@@ -150,17 +150,28 @@ static void lmns_push_sm_record(lua_State *L, lmns_builder *b,
 
 /* ---- the calls -------------------------------------------------------- */
 
-/* A growable buffer in a userdata at stack index idx (replaced on growth). */
+/* The first buffer of a statmount call: on the C stack, so a call whose
+ * result fits (every ordinary mount) allocates no Lua memory. In a forked
+ * child on a fresh arena (core.fresh_heap) each 4 KB userdata was a new
+ * page, a page fault each. */
+typedef union lmns_smfirst {
+	struct lmns_statmount sm;
+	char bytes[LMNS_SM_BUFSIZE];
+} lmns_smfirst;
+
+/* A growable buffer: first the caller's lmns_smfirst, then a userdata in
+ * the stack slot idx (reserved by init, replaced on growth). */
 typedef struct lmns_smbuf {
 	int idx;
 	size_t size;
 	struct lmns_statmount *sm;
 } lmns_smbuf;
 
-static void lmns_smbuf_init(lua_State *L, lmns_smbuf *b, size_t size)
+static void lmns_smbuf_init(lua_State *L, lmns_smbuf *b, lmns_smfirst *first)
 {
-	b->sm = lua_newuserdata(L, size);
-	b->size = size;
+	b->sm = &first->sm;
+	b->size = sizeof *first;
+	lua_pushnil(L);		/* the slot of a bigger buffer */
 	b->idx = lua_gettop(L);
 }
 
@@ -577,8 +588,11 @@ static int lmns_statmount_listmount(lua_State *L)
 		"ns", "mnt_id", "reverse", "stat", "propagate_from", NULL
 	};
 	struct lmns_mnt_id_req req;
-	uint64_t nsid, *ids, mask = LMNS_SM_MASK;
-	size_t cap = 1024, n = 0;
+	/* the IDs of a small table on the C stack (no Lua memory: see
+	 * lmns_smfirst), a userdata from the first that does not fit */
+	uint64_t nsid, first_ids[256], *ids = first_ids, mask = LMNS_SM_MASK;
+	size_t cap = sizeof first_ids / sizeof first_ids[0], n = 0;
+	lmns_smfirst first;
 	const char *nsname;
 	int stat, reverse, from, idsidx;
 	long got;
@@ -601,7 +615,7 @@ static int lmns_statmount_listmount(lua_State *L)
 	req.size = nsid ? LMNS_MNT_ID_REQ_SIZE_VER1 : LMNS_MNT_ID_REQ_SIZE_VER0;
 	req.mnt_ns_id = nsid;
 	/* all IDs first: a listing is one snapshot, paged by the last ID */
-	ids = lua_newuserdata(L, cap * sizeof *ids);
+	lua_pushnil(L);		/* the slot of a bigger ID array */
 	idsidx = lua_gettop(L);
 	for (;;) {
 		got = syscall(SYS_listmount, &req, ids + n, cap - n,
@@ -623,7 +637,7 @@ static int lmns_statmount_listmount(lua_State *L)
 		}
 	}
 	if (stat) {
-		lmns_smbuf_init(L, &b, LMNS_SM_BUFSIZE);
+		lmns_smbuf_init(L, &b, &first);
 		pipe = n >= LMNS_PIPE_MIN ? lmns_pipe_start(L, ids, n, nsid,
 							    mask) : NULL;
 		lmns_builder_init(L, &rb);
@@ -737,6 +751,7 @@ static int lmns_statmount_statmount(lua_State *L)
 	char idbuf[32];
 	int from;
 	lmns_smbuf b;
+	lmns_smfirst first;
 	lmns_builder rb;
 
 	lua_settop(L, 2);
@@ -752,7 +767,7 @@ static int lmns_statmount_statmount(lua_State *L)
 	}
 	if (lmns_opt_nsid(L, 2, &nsid, &nsname) != 0)
 		return lmns_fail(L, errno, "statmount", name, nsname);
-	lmns_smbuf_init(L, &b, LMNS_SM_BUFSIZE);
+	lmns_smbuf_init(L, &b, &first);
 	if (lmns_statmount_call(L, &b, id, nsid, mask) != 0)
 		return lmns_fail(L, errno, "statmount", name, nsname);
 	lmns_builder_init(L, &rb);

@@ -23,6 +23,16 @@ end
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
+-- The dynamic linker binds a libc function of the interpreter on its first
+-- call (lazy binding), in the process that makes it: a function first
+-- called in a child is bound again in every child, each time about ten
+-- page faults (the libraries' symbol tables, the GOT page copied). Every
+-- child formats (string.format: memcpy) and searches plain strings
+-- (memchr): bound here once, before any fork. (core.so is linked with
+-- -z now.)
+local _ = string.format("%08x", 0)
+_ = ("/"):find("\0", 1, true)
+
 --- Give the calling process a private mount namespace (the isolate set-up).
 -- Root gets a new mount namespace; others first a user namespace that maps
 -- them to root.

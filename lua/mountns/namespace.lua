@@ -490,7 +490,14 @@ function Namespace:find(path, opts)
   -- (no subtype, no fs options), so the mask cannot tell missing from empty.
   local f = core.features()
   if f.statmount_complete and f.statx_unique_id then
-    local r = self:run(statmount_at, path)
+    -- as self:run(statmount_at, path), without its step: the recorder
+    -- drops a step of mountns's own ns:run anyway (a read), after the
+    -- stack walk and the packing that this saves
+    local back = state.current
+    switch_to(self)
+    local ok, r = pcall(statmount_at, path)
+    if back and not back.closed then switch_to(back) end
+    if not ok then error(r, 0) end
     if r then return r end
   end
   return self:mounts():find(path)
