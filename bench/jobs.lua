@@ -1,15 +1,19 @@
 -- bench/jobs.lua: `mountns run -j 2` against `-j 1` (issue 15: -j 2 on 2
 -- cores >= 1.7x the throughput of -j 1 on the examples x 50). Each round
 -- runs bin/mountns over the examples repeated N times, once with -j 1 and
--- once with -j 2, in alternating order, so a load that comes and goes
--- weighs on both alike; prints the median wall time of each and the
--- throughput ratio. The runner gives every file a private mount namespace
--- of its own: nothing here touches the caller's.
---   lua5.4 bench/jobs.lua [N (default 50)] [rounds (default 5)] [jobs (default 2)]
+-- once with -j 2, in an order that changes with the round, so a load that
+-- comes and goes weighs on both alike; prints the median wall time of each
+-- and the throughput ratio. With OTHER (another source tree, e.g. main's
+-- worktree), its bin/mountns runs in the same rounds on the same files, so
+-- the ratios of the two trees are measured under the same load. The runner
+-- gives every file a private mount namespace of its own: nothing here
+-- touches the caller's.
+--   lua5.4 bench/jobs.lua [N (default 50)] [rounds (default 5)] [jobs (default 2)] [OTHER]
 
 local N = tonumber(arg and arg[1]) or 50
 local ROUNDS = tonumber(arg and arg[2]) or 5
 local JOBS = tonumber(arg and arg[3]) or 2
+local OTHER = arg and arg[4]
 local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
 
 local examples = {}
@@ -23,20 +27,33 @@ end
 local list = table.concat(files, " ")
 local lua = arg and arg[-1] or "lua5.4"
 
-local function run(j)
+-- bin/mountns of `tree` (it loads that tree's modules) with -j j
+local function run(tree, j)
   local t, ok = bench.timed(1, os.execute,
-    lua .. " bin/mountns run -j " .. j .. " " .. list .. " >/dev/null")
-  assert(ok == true or ok == 0, "bin/mountns run -j " .. j .. " failed")
+    lua .. " " .. tree .. "/bin/mountns run -j " .. j .. " " .. list .. " >/dev/null")
+  assert(ok == true or ok == 0, tree .. "/bin/mountns run -j " .. j .. " failed")
   return t
 end
 
--- rounds alternate the order (bench.round)
-local times = bench.rounds(ROUNDS, { { key = 1, run = function() return run(1) end },
-                                     { key = JOBS, run = function() return run(JOBS) end } })
-local load = bench.loadavg()
-local t1, tj = bench.median(times[1]), bench.median(times[JOBS])
+local trees = { { name = "this tree", dir = "." } }
+if OTHER then trees[2] = { name = OTHER, dir = OTHER } end
+local list_of = {}
+for _, tree in ipairs(trees) do
+  for _, j in ipairs { 1, JOBS } do
+    list_of[#list_of + 1] = { key = tree.dir .. " " .. j,
+                              run = function() return run(tree.dir, j) end }
+  end
+end
+-- rounds rotate the order (bench.round)
+local times = bench.rounds(ROUNDS, list_of, true)
 print(string.format("mountns run: %d files (%d examples x %d), %d rounds, %d online CPUs, "
-  .. "loadavg %s", #files, #examples, N, ROUNDS, require("mountns.runner").cpus(), load))
-print(string.format("  -j 1: median %.2f s (%.1f files/s)", t1, #files / t1))
-print(string.format("  -j %d: median %.2f s (%.1f files/s)", JOBS, tj, #files / tj))
-print(string.format("  throughput -j %d / -j 1: %.2fx (target >= 1.7x on 2 cores)", JOBS, t1 / tj))
+  .. "loadavg %s", #files, #examples, N, ROUNDS, require("mountns.runner").cpus(), bench.loadavg()))
+for _, tree in ipairs(trees) do
+  local t1 = bench.median(times[tree.dir .. " 1"])
+  local tj = bench.median(times[tree.dir .. " " .. JOBS])
+  print(string.format("%s:", tree.name))
+  print(string.format("  -j 1: median %.2f s (%.1f files/s)", t1, #files / t1))
+  print(string.format("  -j %d: median %.2f s (%.1f files/s)", JOBS, tj, #files / tj))
+  print(string.format("  throughput -j %d / -j 1: %.2fx (target >= 1.7x on 2 cores)",
+    JOBS, t1 / tj))
+end

@@ -487,28 +487,41 @@ static int lmns_process_execvp(lua_State *L)
 }
 
 /***
-Wait for a child to end.
+Wait for a child to end; with "nohang", reap it only if it has ended
+(WNOHANG): a runner reaps a child whose result is in without waiting out
+its exit (the teardown of its namespaces).
 @function waitpid
 @tparam int pid
+@tparam[opt="block"] string how `block` (wait) or `nohang`
 @treturn[1] string "exited"
 @treturn[1] int the exit status
 @treturn[2] string "killed"
 @treturn[2] string the signal's name, e.g. "SIGKILL"
 @treturn[2] int the signal number
+@treturn[3] string "running" (`nohang`: the child has not ended; it is
+not reaped)
 @see waitpid(2)
 */
 /*
- * waitpid(pid) -> "exited", status | "killed", "SIGNAME", signo
+ * waitpid(pid, [how]) -> "exited", status | "killed", "SIGNAME", signo
+ *                      | "running" (how == "nohang")
  * Retries on EINTR so a signal to the parent cannot lose a child.
  */
 static int lmns_process_waitpid(lua_State *L)
 {
+	static const char *const hows[] = { "block", "nohang", NULL };
 	pid_t pid = (pid_t)luaL_checkinteger(L, 1);
+	int flags = lmns_checkoption(L, 2, "block", hows) == 1 ? WNOHANG : 0;
 	int status;
+	pid_t got;
 
-	while (waitpid(pid, &status, 0) < 0) {
+	while ((got = waitpid(pid, &status, flags)) < 0) {
 		if (errno != EINTR)
 			return lmns_fail(L, errno, "waitpid", NULL, NULL);
+	}
+	if (got == 0) {
+		lua_pushliteral(L, "running");
+		return 1;
 	}
 	if (WIFSIGNALED(status)) {
 		const char *abbrev = sigabbrev_np(WTERMSIG(status));

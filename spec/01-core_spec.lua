@@ -524,6 +524,48 @@ describe("mountns core", function()
     end)
   end)
 
+  describe("waitpid", function()
+    -- the state letter of /proc/PID/stat ("S", "Z"...), nil once reaped
+    local function state(pid)
+      local f = io.open("/proc/" .. pid .. "/stat")
+      if not f then return nil end
+      local text = f:read("*a")
+      f:close()
+      return text:match("^%d+ %b() (%a)")
+    end
+
+    it("with nohang answers running and leaves the child, then reaps it once it ended", function()
+      local r, w = assert(core.pipe())
+      local pid = assert(core.fork())
+      if pid == 0 then
+        core.close_fd(w)
+        core.read_all(r) -- until the parent closes w
+        core._exit(7)
+      end
+      core.close_fd(r)
+      assert.are.same({ "running" }, { core.waitpid(pid, "nohang") })
+      assert.is_not_nil(state(pid)) -- not reaped
+      core.close_fd(w)
+      local nap, nap_w = assert(core.pipe()) -- nobody writes: a read waits its timeout
+      for _ = 1, 400 do -- until the kernel made it a zombie (20 s at most)
+        if state(pid) == "Z" then break end
+        core.read_all(nap, 0.05)
+      end
+      core.close_fd(nap); core.close_fd(nap_w)
+      assert.are.equal("Z", state(pid))
+      assert.are.same({ "exited", 7 }, { core.waitpid(pid, "nohang") })
+      assert.is_nil(state(pid)) -- reaped
+      local ok, err = core.waitpid(pid, "nohang")
+      assert.is_nil(ok)
+      assert.matches("^waitpid: .* %(ECHILD%)$", err)
+    end)
+
+    it("raises on an unknown way to wait, naming the argument", function()
+      assert.has_error(function() core.waitpid(1, "soon") end,
+        "bad argument #2 to 'waitpid' (invalid option 'soon')")
+    end)
+  end)
+
   describe("bad arguments raise errors naming the argument", function()
     it("unknown flags", function()
       -- in an isolated child: a regression that reached the system call

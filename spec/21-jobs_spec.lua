@@ -105,6 +105,64 @@ describe("mountns run -j N", function()
       .. "# 2 passed, 0 failed\nexit=0", out)
   end)
 
+  it("-j 1 starts the next file once a file's last result is in, before its process ends",
+     function()
+    -- first.lua's process cannot end, as the runner sees it, before
+    -- second.lua started: a process outside it (bash, started through
+    -- os.execute) opens every pipe of first.lua's process through /proc
+    -- and holds them, as a slow exit would (the runner's end of file on
+    -- them comes only when it lets go). It lets go once second.lua started,
+    -- or after 20 s, and writes down which. A runner that waited for the
+    -- process would wait those 20 s before it started second.lua.
+    local a = write("holds.lua", WAIT_FOR .. [[
+      local mountns = require "mountns"
+      local expect = require "mountns.expect"
+      local core = require "mountns.core"
+      mountns.scenario("holds", function(ns)
+        ns:mkdir("/A"); ns:mount("a", "/A", "tmpfs")
+        expect.mounted(ns, "/A")
+      end)
+      local dir = "]] .. dir .. [["
+      local hold = table.concat({
+        "n=10",
+        "for f in /proc/" .. core.getpid() .. "/fd/*; do",
+        '  case "$(readlink "$f")" in pipe:*) eval "exec $n>$f"; n=$((n+1));; esac',
+        "done",
+        ": >" .. dir .. "/holds.holding",
+        "for i in $(seq 400); do",
+        "  [ -e " .. dir .. "/second.started ] &&",
+        "    { echo started >" .. dir .. "/holds.saw; exit 0; }",
+        "  sleep 0.05",
+        "done",
+        "echo 'not started' >" .. dir .. "/holds.saw" }, "\n")
+      local f = assert(io.open(dir .. "/holds.sh", "w"))
+      f:write(hold, "\n"); f:close()
+      os.execute("bash " .. dir .. "/holds.sh </dev/null >/dev/null 2>&1 &")
+      assert(wait_for(dir .. "/holds.holding"), "the pipes were not taken")
+    ]])
+    local b = write("started.lua", [[
+      local mountns = require "mountns"
+      local expect = require "mountns.expect"
+      assert(io.open("]] .. dir .. [[/second.started", "w")):close()
+      mountns.scenario("started", function(ns)
+        ns:mkdir("/B"); ns:mount("b", "/B", "tmpfs")
+        expect.mounted(ns, "/B")
+      end)
+    ]])
+    local out = cli("run -j 1 --tap " .. a .. " " .. b)
+    assert.are.equal("TAP version 14\nok 1 - holds\nok 2 - started\n1..2\n"
+      .. "# 2 passed, 0 failed\nexit=0", out)
+    local saw
+    for _ = 1, 400 do -- the holder writes it after the run (20 s at most)
+      local f = io.open(dir .. "/holds.saw")
+      saw = f and f:read("*a")
+      if f then f:close() end
+      if saw and saw:match("\n$") then break end
+      helper.sh("sleep 0.05")
+    end
+    assert.are.equal("started\n", saw)
+  end)
+
   it("SIGINT kills every running file's process: summary so far, exit 130", function()
     local slow = [[
       local mountns = require "mountns"

@@ -133,9 +133,11 @@ end
 -- `golden`: after each passing scenario's line, the golden text of its
 -- namespaces at its end (`mountns.format.golden_text`), each line indented
 -- by four spaces (`# ` under TAP), to paste into `expect.golden`;
--- `jobs`: how many scripts run at once (an integer >= 1, default 1); the
--- report is the same whatever it is: a script's lines are held back until
--- the scripts before it are reported, so the output comes in file order;
+-- `jobs`: how many scripts run at once (an integer >= 1, default 1; a
+-- script counts until its last result is in: the next one starts while
+-- its process ends); the report is the same whatever it is: a script's
+-- lines are held back until the scripts before it are reported, so the
+-- output comes in file order;
 -- `model = true`: the scenarios run on the model (`mountns.model`), not on
 -- the kernel; `linux` (with `model`): the kernel version whose rules the
 -- model follows ("6.1", "6.12", "6.18"...; default: the running kernel's);
@@ -284,7 +286,10 @@ function M.run(files, opts)
     return "", true -- a read error ends the stream like an EOF
   end
 
-  local running = {} -- the scripts whose process runs, in file order
+  local running = {} -- the scripts whose results are still to come, in file order
+  -- the PIDs of scripts whose "done" frame is in but whose process may still
+  -- be ending: reaped without waiting (`reap`)
+  local exiting = {}
 
   -- Start the script's process; false if it could not start (reported).
   local function start(path)
@@ -337,9 +342,30 @@ function M.run(files, opts)
     end
   end
 
-  -- The script's process is gone (or killed): reap it, end its report.
+  -- Reap the processes of `exiting` that have ended (all of them, waiting,
+  -- with `wait`).
+  local function reap(wait)
+    for i = #exiting, 1, -1 do
+      if wait or core.waitpid(exiting[i], "nohang") ~= "running" then
+        if wait then core.waitpid(exiting[i]) end
+        table.remove(exiting, i)
+      end
+    end
+  end
+
+  -- The script's report is complete: its "done" frame is in, or its pipe
+  -- ended (the process is gone, or killed). End its report; its slot is
+  -- free. After "done" its process is not waited for: its exit (the
+  -- teardown of its namespaces, RCU grace periods) overlaps the next
+  -- script's start, and it is reaped later (`reap`); without "done" the
+  -- exit status is the report, so the process is reaped here.
   local function finish(st, interrupted)
-    local how, code = core.waitpid(st.pid)
+    local how, code
+    if st.done then
+      if core.waitpid(st.pid, "nohang") == "running" then exiting[#exiting + 1] = st.pid end
+    else
+      how, code = core.waitpid(st.pid)
+    end
     if st.out_open then output(st, (drain(st.out_r))) end
     core.close_fd(st.ev_r); core.close_fd(st.out_r); core.close_fd(st.ack_w)
     for i, o in ipairs(running) do
@@ -368,6 +394,7 @@ function M.run(files, opts)
       next_file = next_file + 1
     end
     if #running == 0 then break end
+    reap()
     local fds, owner = { sigfd }, { false }
     for _, st in ipairs(running) do
       fds[#fds + 1], owner[#owner + 1] = st.ev_r, st
@@ -389,6 +416,9 @@ function M.run(files, opts)
           else
             local okd, vals = pcall(child_proto.decode, body)
             if kind == "o" and okd and type(vals[1]) == "table" then handle(st, vals[1]) end
+            -- its last frame: everything it printed is in the stdout pipe
+            -- (it flushed before), nothing follows but its exit
+            if st.done then ended[st] = true end
           end
         end
       end
@@ -409,6 +439,7 @@ function M.run(files, opts)
     end
     if current then end_output(current) end
   end
+  reap(true)
   core.close_fd(sigfd)
   if interrupted then
     if tap then emit("Bail out! interrupted") end
