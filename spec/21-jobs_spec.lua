@@ -163,6 +163,18 @@ describe("mountns run -j N", function()
     assert.are.equal("started\n", saw)
   end)
 
+  it("loads the modules once, before its first fork: a script finds them loaded", function()
+    -- what the script requires, and what its first scenario would load
+    -- (mountns.lazy's deferred modules): in the runner, not in each file
+    local a = write("loaded.lua", [[
+      for _, m in ipairs { "mountns", "mountns.expect", "mountns.model", "mountns.explain" } do
+        assert(package.loaded[m], m .. " was not loaded by the runner")
+      end
+    ]] .. passing("loaded", "l"))
+    assert.are.equal("TAP version 14\nok 1 - loaded\n1..1\n# 1 passed, 0 failed\nexit=0",
+      cli("run -j 1 --tap " .. a))
+  end)
+
   it("SIGINT kills every running file's process: summary so far, exit 130", function()
     local slow = [[
       local mountns = require "mountns"

@@ -25,6 +25,11 @@ local isolate = require "mountns.isolate"
 local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
 local cli = require "mountns.cli"
+local lazy = require "mountns.lazy"
+-- what a script requires (every example does): loaded here, with every
+-- module they defer, by `run` before its first fork (see there)
+require "mountns"
+require "mountns.expect"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
@@ -173,6 +178,10 @@ function M.run(files, opts)
   local n, passed, failed = 0, 0, 0
   local sigfd, serr = core.signalfd("INT")
   if not sigfd then return nil, serr end
+  -- once here, not in every script's process: the modules a script
+  -- requires, and those deferred (mountns.lazy) that its first scenario
+  -- would load before it forks; each script's process inherits them
+  lazy.load_all()
 
   local function emit(s)
     out:write(s, "\n")
