@@ -6,11 +6,14 @@
 -- rounds of empty scenarios when asked; the workers' rounds alternate, so
 -- a load that comes and goes weighs on each alike. Prints the median time
 -- of one scenario per worker and the ratios to the baseline worker (20
--- mounts, empty heap) of this same run. Two more workers are the same
--- program started again (exec) with glibc's malloc told to back its heap
--- with transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1,
--- glibc 2.35+), one with an empty heap and one with 256 MB: fork then
--- copies one entry per 2 MB instead of one per 4 KB.
+-- mounts, empty heap) of this same run. The forked workers build their
+-- heap after `require "mountns"`, so mountns backs it with transparent huge
+-- pages (csrc/heap.c). The other workers are the same program started
+-- again (exec): with that turned off (MOUNTNS_HUGE_PAGES=0: the heap in
+-- 4 KB pages), and with glibc's malloc told to back its heap with huge
+-- pages instead (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, glibc 2.35+), an
+-- empty heap and 256 MB each: fork copies one page-table entry per 2 MB
+-- instead of one per 4 KB.
 --   lua5.4 bench/scenario_cost.lua [rounds] [scenarios a round]
 local mountns = require "mountns"
 local core = require "mountns.core"
@@ -21,7 +24,8 @@ local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .
 local WORKER = arg and arg[1] == "--worker" -- started again: heap, runs follow
 local ROUNDS = tonumber(arg and arg[1]) or 9
 local RUNS = tonumber(arg and arg[WORKER and 3 or 2]) or 20
-local HUGE = "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
+local OFF = "MOUNTNS_HUGE_PAGES=0"
+local GLIBC = "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"
 local HOST = 0
 for _ in io.lines("/proc/self/mountinfo") do HOST = HOST + 1 end
 
@@ -29,8 +33,10 @@ local WORKERS = {
   { name = string.format("%d caller mounts (baseline)", HOST), mounts = 0, heap = 0 },
   { name = string.format("%d caller mounts", HOST + 10000), mounts = 10000, heap = 0 },
   { name = "256 MB caller Lua heap", mounts = 0, heap = 256 },
-  { name = "empty heap, malloc.hugetlb=1", mounts = 0, heap = 0, exec = true },
-  { name = "256 MB heap, malloc.hugetlb=1", mounts = 0, heap = 256, exec = true },
+  { name = "empty heap, HUGE_PAGES=0", mounts = 0, heap = 0, exec = { OFF } },
+  { name = "256 MB heap, HUGE_PAGES=0", mounts = 0, heap = 256, exec = { OFF } },
+  { name = "empty heap, malloc.hugetlb=1", mounts = 0, heap = 0, exec = { OFF, GLIBC } },
+  { name = "256 MB heap, malloc.hugetlb=1", mounts = 0, heap = 256, exec = { OFF, GLIBC } },
 }
 
 local function empty() end
@@ -67,12 +73,16 @@ if WORKER then
   os.exit(worker({ mounts = 0, heap = tonumber(arg[2]) }, 0, 1))
 end
 
--- a worker started again with the huge-page tunable: its stdin and stdout
--- are the pipes
+-- a worker started again with w.exec in its environment: its stdin and
+-- stdout are the pipes
 local function exec_worker(w, cmd_r, res_w)
   assert(core.dup2(cmd_r, 0)); assert(core.dup2(res_w, 1))
-  local _, err = core.execvp { "env", HUGE, arg[-1], arg[0], "--worker", tostring(w.heap),
-                                    tostring(RUNS) }
+  local argv = { "env" }
+  for _, v in ipairs(w.exec) do argv[#argv + 1] = v end
+  for _, v in ipairs { arg[-1], arg[0], "--worker", tostring(w.heap), tostring(RUNS) } do
+    argv[#argv + 1] = v
+  end
+  local _, err = core.execvp(argv)
   error(err)
 end
 
@@ -106,7 +116,7 @@ for _, w in ipairs(WORKERS) do
   print(string.format("  %-34s %8.3f ms  %6.2fx", w.name, w.median, w.median / base))
 end
 print(string.format("target: 10,000 mounts <= 1.5x: %s; 256 MB heap <= 1.5x: %s "
-  .. "(with malloc.hugetlb=1: %.2fx its own empty heap)",
+  .. "(HUGE_PAGES=0: %.2fx its own empty heap; malloc.hugetlb=1: %.2fx)",
   WORKERS[2].median / base <= 1.5 and "holds" or "DOES NOT HOLD",
   WORKERS[3].median / base <= 1.5 and "holds" or "DOES NOT HOLD",
-  WORKERS[5].median / WORKERS[4].median))
+  WORKERS[5].median / WORKERS[4].median, WORKERS[7].median / WORKERS[6].median))

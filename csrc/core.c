@@ -44,6 +44,7 @@ int luaopen_mountns_core(lua_State *L)
 	lmns_statmount_open(L);
 	lmns_features_open(L);
 	lmns_watch_open(L);
+	lmns_heap_open(L);
 	lua_pushliteral(L, "0.1.0");
 	lua_setfield(L, -2, "version");
 	return 1;

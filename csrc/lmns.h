@@ -214,5 +214,6 @@ void lmns_newapi_open(lua_State *L);
 void lmns_statmount_open(lua_State *L);
 void lmns_features_open(lua_State *L);
 void lmns_watch_open(lua_State *L);
+void lmns_heap_open(lua_State *L);
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/fanotify.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 
@@ -354,5 +355,10 @@ struct lmns_fan_info_mnt {
 	uint16_t len;
 	uint64_t mnt_id;
 };
+
+/* ---- include/uapi/asm-generic/mman-common.h ----------------------------- */
+#ifndef MADV_COLLAPSE		/* Linux 6.1: huge pages for a range, now */
+#define MADV_COLLAPSE 25
+#endif
 
 #endif

@@ -1,0 +1,207 @@
+/*
+ * heap.c - the Lua heap in transparent huge pages, so that fork stays cheap.
+ *
+ * Every scenario forks the caller, and fork copies one page-table entry per
+ * 4 KB page of the caller's memory (and takes a reference on each page),
+ * which the child's exit drops again: a busted suite holding 256 MB of Lua
+ * data paid ~14 ms a scenario for it, against ~1 ms from an empty heap
+ * (bench/RESULTS.md). In 2 MB pages the same heap is 128 entries. glibc
+ * does this when started with GLIBC_TUNABLES=glibc.malloc.hugetlb=1; a
+ * library cannot set that for its host, so this does the same from the
+ * moment mountns.core is loaded, for the memory the Lua state allocates:
+ *
+ * - the state's allocator is wrapped; after an allocation it looks at the
+ *   top of the malloc heap (sbrk(0): a variable, no system call);
+ * - when the heap first grows after the load, malloc is told to grow it
+ *   in steps of HEAP_STEP from then on (mallopt M_TOP_PAD), and each new
+ *   stretch is marked MADV_HUGEPAGE when it appears, so its 2 MB ranges
+ *   fault in as huge pages when first touched. glibc advises before it
+ *   writes a new stretch; here malloc has already written a chunk header in
+ *   its first range, which then holds 4 KB pages: MADV_COLLAPSE makes that
+ *   one range huge (a copy of a few pages, once a step). The heap as it
+ *   was at the load is left alone;
+ * - blocks of 4 MB and more (served by mmap, not the heap) get their whole
+ *   2 MB ranges advised too.
+ *
+ * Nothing changes for Lua: the same allocator serves every block, only the
+ * page size of the memory behind it changes. A process whose heap does not
+ * grow after the load is left exactly as it was. Under ASan or
+ * valgrind malloc is replaced and never moves the break, so nothing
+ * happens. LuaJIT's own allocator maps its memory itself, outside malloc's
+ * heap (the glibc tunable does not reach it either): not wrapped there. Off
+ * with MOUNTNS_HUGE_PAGES=0 in the environment when mountns.core loads.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "lmns.h"
+#include "uapi.h"
+
+#if defined(__GLIBC__) && !defined(LUA_LJDIR)	/* LUA_LJDIR: LuaJIT */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+#define HEAP_STEP (32 << 20)		/* the heap grows by this much */
+#define MAX_STATES 8			/* distinct old allocators wrapped */
+
+/* One wrapped allocator: the old function and its ud. Slots are never
+ * freed (a state may allocate until the end of lua_close), so a state's
+ * wrapper ud stays valid; states with the same old allocator share one. */
+struct lmns_heap_slot {
+	lua_Alloc f;
+	void *ud;
+};
+
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lmns_heap_slot heap_slots[MAX_STATES];
+/* The process has one malloc heap, whatever the number of states. */
+static char *heap_base;		/* the break when mountns.core first loaded */
+static char *heap_seen;		/* the break at the last look */
+static char *heap_advised;	/* the end of what is advised */
+static int heap_state;		/* 0 watching, 1 advising, -1 off */
+
+static uintptr_t lmns_heap_down(uintptr_t p)
+{
+	return p & ~(HUGE_PAGE - 1);
+}
+
+/* THP "never": advising does nothing, so do nothing at all. */
+static int lmns_heap_thp_never(void)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 1;	/* no THP in this kernel */
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	return strstr(buf, "[never]") != NULL;
+}
+
+/*
+ * The break moved (under heap_lock). What is advised ends at a 2 MB
+ * boundary (heap_advised), and the stretch above it up to the break stays
+ * unadvised: brk then extends that mapping in place (a new stretch with
+ * other flags would be a mapping of its own, and an advised range cannot
+ * span two). When the break passes the next boundary, the whole 2 MB
+ * ranges below it are advised, and the first of them, whose pages are
+ * already there in 4 KB (the old top of the heap, the header malloc wrote
+ * in the new stretch), is collapsed into one huge page.
+ */
+static void lmns_heap_moved(char *brk)
+{
+	uintptr_t to = lmns_heap_down((uintptr_t)brk);
+	uintptr_t from = (uintptr_t)heap_advised;
+
+	__atomic_store_n(&heap_seen, brk, __ATOMIC_RELAXED);
+	if (heap_state < 0)
+		return;
+	if (heap_state == 0) {		/* the first growth since the load */
+		if (lmns_heap_thp_never()) {
+			__atomic_store_n(&heap_state, -1, __ATOMIC_RELAXED);
+			return;
+		}
+		mallopt(M_TOP_PAD, HEAP_STEP);
+		__atomic_store_n(&heap_state, 1, __ATOMIC_RELAXED);
+		heap_advised = (char *)to;	/* the next stretch is the first */
+		return;
+	}
+	if (to <= from) {		/* trimmed, or not past a boundary */
+		heap_advised = (char *)(to < from ? to : from);
+		return;
+	}
+	if (from < (uintptr_t)heap_base)	/* not what was there before */
+		from = (uintptr_t)heap_base;
+	madvise((void *)from, to - from, MADV_HUGEPAGE);
+	madvise((void *)from, HUGE_PAGE, MADV_COLLAPSE);
+	heap_advised = (char *)to;
+}
+
+/* A large block (mmap'd by malloc, not in the heap): its whole 2 MB ranges. */
+static void lmns_heap_block(void *p, size_t size)
+{
+	uintptr_t from = lmns_heap_down((uintptr_t)p + HUGE_PAGE - 1);
+	uintptr_t to = lmns_heap_down((uintptr_t)p + size);
+
+	if (__atomic_load_n(&heap_state, __ATOMIC_RELAXED) == 1 && from < to)
+		madvise((void *)from, to - from, MADV_HUGEPAGE);
+}
+
+/* The wrapper: the old allocator, then one look at the break (a free, or a
+ * failed allocation, returns NULL and needs none). */
+static void *lmns_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	const struct lmns_heap_slot *s = ud;
+	void *p = s->f(s->ud, ptr, osize, nsize);
+
+	if (p) {
+		char *brk = sbrk(0);
+
+		if (__builtin_expect(brk != __atomic_load_n(&heap_seen, __ATOMIC_RELAXED), 0)) {
+			pthread_mutex_lock(&heap_lock);
+			lmns_heap_moved(brk);
+			pthread_mutex_unlock(&heap_lock);
+		} else if (__builtin_expect(nsize >= 2 * HUGE_PAGE, 0)) {
+			lmns_heap_block(p, nsize);
+		}
+	}
+	return p;
+}
+
+/* The wrapper must outlive every state it serves: lua_close unloads
+ * core.so (dlclose) before it frees the last blocks, through the wrapper.
+ * RTLD_NODELETE keeps this module mapped until the process ends. */
+static int lmns_heap_pin(void)
+{
+	Dl_info info;
+
+	if (!dladdr((void *)lmns_heap_pin, &info) || !info.dli_fname)
+		return 0;
+	return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
+/* Wrap L's allocator, once per state; off with MOUNTNS_HUGE_PAGES=0. */
+static void lmns_heap_wrap(lua_State *L)
+{
+	const char *env = getenv("MOUNTNS_HUGE_PAGES");
+	void *ud;
+	lua_Alloc f = lua_getallocf(L, &ud);
+	struct lmns_heap_slot *s = NULL;
+	int i;
+
+	if ((env && strcmp(env, "0") == 0) || f == lmns_heap_alloc)
+		return;
+	pthread_mutex_lock(&heap_lock);
+	if (!heap_base)
+		heap_base = heap_seen = sbrk(0);
+	for (i = 0; i < MAX_STATES && !s; i++)
+		if (!heap_slots[i].f || (heap_slots[i].f == f && heap_slots[i].ud == ud))
+			s = &heap_slots[i];
+	if (s && heap_base != (char *)-1 && lmns_heap_pin()) {
+		s->f = f;
+		s->ud = ud;
+		lua_setallocf(L, lmns_heap_alloc, s);
+	}
+	pthread_mutex_unlock(&heap_lock);
+}
+#endif
+
+void lmns_heap_open(lua_State *L)
+{
+#if defined(__GLIBC__) && !defined(LUA_LJDIR)
+	lmns_heap_wrap(L);
+#else
+	(void)L;
+#endif
+}
