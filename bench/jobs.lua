@@ -5,16 +5,22 @@
 -- comes and goes weighs on both alike; prints the median wall time of each
 -- and the throughput ratio. With OTHER (another source tree, e.g. main's
 -- worktree), its bin/mountns runs in the same rounds on the same files, so
--- the ratios of the two trees are measured under the same load. The runner
--- gives every file a private mount namespace of its own: nothing here
--- touches the caller's.
+-- the ratios of the two trees are measured under the same load. The C
+-- floor runs in the same rounds: the kernel's part of as many files,
+-- 1 and JOBS at once (bench/scenario_floor.c `files`: each file a process
+-- with a private copy of the caller's namespace that runs the article's
+-- scenario in a child), and fork + unshare + exit alone (`pairs`): what
+-- the kernel lets 2 at once gain. The runner gives every file a private
+-- mount namespace of its own: nothing here touches the caller's.
 --   lua5.4 bench/jobs.lua [N (default 50)] [rounds (default 5)] [jobs (default 2)] [OTHER]
 
 local N = tonumber(arg and arg[1]) or 50
 local ROUNDS = tonumber(arg and arg[2]) or 5
 local JOBS = tonumber(arg and arg[3]) or 2
 local OTHER = arg and arg[4]
-local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
+local dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench"
+local bench = dofile(dir .. "/lib.lua")
+local floor = bench.floor(dir)
 
 local examples = {}
 local p = assert(io.popen("ls examples/*.lua"))
@@ -44,6 +50,19 @@ for _, tree in ipairs(trees) do
                               run = function() return run(tree.dir, j) end }
   end
 end
+-- the C floor's wall seconds for as many files (or pairs), j at once
+local function floor_run(mode, j)
+  local f = assert(io.popen(floor .. " " .. mode .. " " .. #files .. " " .. j))
+  local out = f:read("*a")
+  assert(f:close(), "bench/scenario_floor " .. mode .. " failed")
+  return assert(tonumber(out:match("^(%S+)")))
+end
+for _, mode in ipairs { "files", "pairs" } do
+  for _, j in ipairs { 1, JOBS } do
+    list_of[#list_of + 1] = { key = mode .. " " .. j,
+                              run = function() return floor_run(mode, j) end }
+  end
+end
 -- rounds rotate the order (bench.round)
 local times = bench.rounds(ROUNDS, list_of, true)
 print(string.format("mountns run: %d files (%d examples x %d), %d rounds, %d online CPUs, "
@@ -56,4 +75,9 @@ for _, tree in ipairs(trees) do
   print(string.format("  -j %d: median %.2f s (%.1f files/s)", JOBS, tj, #files / tj))
   print(string.format("  throughput -j %d / -j 1: %.2fx (target >= 1.7x on 2 cores)",
     JOBS, t1 / tj))
+end
+for _, mode in ipairs { "files", "pairs" } do
+  local t1, tj = bench.median(times[mode .. " 1"]), bench.median(times[mode .. " " .. JOBS])
+  print(string.format("C floor, %s: -j 1 %.3f s, -j %d %.3f s: %.2fx", mode == "files"
+    and "files (article scenario each)" or "fork + unshare + exit", t1, JOBS, tj, t1 / tj))
 end

@@ -71,6 +71,23 @@ function M.rounds(rounds, list, rotate)
   return times
 end
 
+--- The C floor's binary (bench/scenario_floor.c), built with cc when it is
+-- missing or older than its source. `dir`: the bench folder.
+-- @treturn string its path
+function M.floor(dir)
+  local root = dir .. "/.."
+  local floor = root .. "/build/scenario_floor"
+  local function sh(cmd)
+    local ok = os.execute(cmd)
+    return ok == true or ok == 0
+  end
+  if not sh("test -x " .. floor .. " -a " .. floor .. " -nt " .. dir .. "/scenario_floor.c") then
+    assert(sh("mkdir -p " .. root .. "/build && cc -O2 -Wall -o " .. floor .. " "
+      .. dir .. "/scenario_floor.c"), "cc bench/scenario_floor.c failed")
+  end
+  return floor
+end
+
 --- The load average's first three fields ("0.52 0.61 0.70"), or "?".
 function M.loadavg()
   local f = io.open("/proc/loadavg")

@@ -29,18 +29,11 @@ local RUNS = tonumber(arg and arg[2]) or 20
 local SHELL_RUNS = math.max(1, math.floor(RUNS / 4)) -- the shell is ~50x slower
 local CALLS, LOCKS = 2000, 20
 local dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench"
-local root = dir .. "/.."
-local floor = root .. "/build/scenario_floor"
+local floor = bench.floor(dir) -- built when missing or older than its source
 
 local function sh(cmd)
   local ok = os.execute(cmd)
   return ok == true or ok == 0
-end
-
--- build the C floor when its binary is missing or older than its source
-if not sh("test -x " .. floor .. " -a " .. floor .. " -nt " .. dir .. "/scenario_floor.c") then
-  assert(sh("mkdir -p " .. root .. "/build && cc -O2 -Wall -o " .. floor .. " "
-    .. dir .. "/scenario_floor.c"), "cc bench/scenario_floor.c failed")
 end
 
 local article = bench.article

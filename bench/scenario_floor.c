@@ -10,8 +10,18 @@
  *                              process in another user namespace that
  *                              does access(2)) and N access(2) calls done
  *                              directly
+ *   scenario_floor files N P   N files as `mountns run -j P` runs them
+ *                              (bench/jobs.lua): P workers, each file a
+ *                              forked process with a private copy of the
+ *                              caller's namespace that runs the article's
+ *                              scenario in a child, says "done" and exits;
+ *                              its worker starts the next file at "done"
+ *                              and reaps the last one meanwhile
+ *   scenario_floor pairs N P   N fork + unshare(CLONE_NEWNS) + exit, P
+ *                              workers (the kernel's part alone)
  *
- * Prints the seconds of one scenario (or one call: "agent direct").
+ * Prints the seconds of one scenario (or one call: "agent direct"; or the
+ * wall seconds of all N files or pairs).
  * Same steps as mountns: once, a template namespace holding one tmpfs
  * (the caller's namespace is never copied per scenario); per scenario a
  * forked child that enters the template, unshares a copy, mounts a tmpfs
@@ -352,13 +362,79 @@ static void one(int (*body)(void))
 	waitpid(pid, &st, 0);
 }
 
+/* a file's process under mountns run: a private copy of the caller's
+ * namespace (the runner's script child), one scenario, "done", exit */
+static void file(int w)
+{
+	CHECK(unshare(CLONE_NEWNS));
+	CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	one(article);
+	if (write(w, "d", 1) != 1)
+		_exit(1);
+	_exit(0);
+}
+
+/* fork + unshare + exit: a namespace made and torn down */
+static void pair(int w)
+{
+	(void)w;
+	CHECK(unshare(CLONE_NEWNS));
+	_exit(0);
+}
+
+/* n runs of body in forked children, p workers at once: a worker starts
+ * its next child when the last one wrote its byte or ended (the pipe's
+ * end of file), and reaps children without waiting for their exit (the
+ * teardown of their namespaces overlaps the next one); the wall seconds */
+static double workers(void (*body)(int), int n, int p)
+{
+	double t0 = now();
+	int k;
+
+	for (k = 0; k < p; k++) {
+		pid_t w = fork();
+
+		CHECK(w);
+		if (w == 0) {
+			int i;
+
+			for (i = k; i < n; i += p) {
+				int fd[2];
+				pid_t pid;
+				char c;
+
+				CHECK(pipe2(fd, O_CLOEXEC));
+				pid = fork();
+				CHECK(pid);
+				if (pid == 0) {
+					close(fd[0]);
+					body(fd[1]);
+				}
+				close(fd[1]);
+				if (read(fd[0], &c, 1) < 0)
+					die("read");
+				close(fd[0]);
+				while (waitpid(-1, NULL, WNOHANG) > 0)
+					;
+			}
+			while (wait(NULL) > 0)
+				;
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	return now() - t0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 20, i;
 	double t0;
 
 	if (argc < 2 || n < 1) {
-		fprintf(stderr, "usage: scenario_floor article|userns|empty|call N\n");
+		fprintf(stderr, "usage: scenario_floor article|userns|empty|call N, "
+			"files|pairs N P\n");
 		return 2;
 	}
 	/* this program's own private namespace: nothing reaches the host */
@@ -367,6 +443,16 @@ int main(int argc, char **argv)
 	procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	CHECK(procfd);
 	make_template();
+	if (strcmp(argv[1], "files") == 0 || strcmp(argv[1], "pairs") == 0) {
+		int p = argc > 3 ? atoi(argv[3]) : 1;
+
+		if (p < 1) {
+			fprintf(stderr, "scenario_floor: P >= 1 expected\n");
+			return 2;
+		}
+		printf("%.9f\n", workers(argv[1][0] == 'f' ? file : pair, n, p));
+		return 0;
+	}
 	if (strcmp(argv[1], "call") == 0) {
 		int req, rep;
 		pid_t agent;

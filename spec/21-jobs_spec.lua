@@ -175,6 +175,52 @@ describe("mountns run -j N", function()
       cli("run -j 1 --tap " .. a))
   end)
 
+  -- (when not root, a script's private namespace has a user namespace of
+  -- its own: its first scenario makes its own template there)
+  helper.root_it("a script's process is in the runner's user namespace")(
+    "makes the scenarios' template once: every file's process holds it before its first "
+    .. "scenario", function()
+    -- the mount namespaces a script's process holds fds on (/proc/PID/fd
+    -- links "mnt:[inode]"): the template and the copy of the host
+    -- (mountns.scenario), inherited from the runner, not made by the
+    -- script's first scenario
+    local held = [[
+      local mountns = require "mountns"
+      local expect = require "mountns.expect"
+      local core = require "mountns.core"
+      local function held()
+        local p = io.popen("for f in /proc/" .. core.getpid() .. "/fd/*; do readlink $f; "
+          .. "done | grep '^mnt:' | sort -u | tr '\n' ' '")
+        local text = p:read("*a")
+        p:close()
+        return text
+      end
+      local before = held()
+      mountns.scenario("%s", function(ns)
+        ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
+        expect.mounted(ns, "/X")
+      end)
+      local f = assert(io.open("]] .. dir .. [[/held.%s", "w"))
+      f:write(before, "|", held(), "\n"); f:close()
+    ]]
+    local a = write("held-a.lua", held:format("a", "a"))
+    local b = write("held-b.lua", held:format("b", "b"))
+    assert.are.equal("TAP version 14\nok 1 - a\nok 2 - b\n1..2\n# 2 passed, 0 failed\nexit=0",
+      cli("run -j 1 --tap " .. a .. " " .. b))
+    local seen = {}
+    for _, x in ipairs { "a", "b" } do
+      local f = assert(io.open(dir .. "/held." .. x))
+      seen[x] = f:read("*a")
+      f:close()
+    end
+    -- two namespaces (the template, the host's copy), held before the
+    -- first scenario, the same after it, the same in both files
+    assert.matches("^mnt:%[%d+%] mnt:%[%d+%] |", seen.a)
+    local before, after = seen.a:match("^(.-)|(.-)\n$")
+    assert.are.equal(before, after)
+    assert.are.equal(seen.a, seen.b)
+  end)
+
   it("SIGINT kills every running file's process: summary so far, exit 130", function()
     local slow = [[
       local mountns = require "mountns"

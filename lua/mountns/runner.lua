@@ -182,6 +182,13 @@ function M.run(files, opts)
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
   lazy.load_all()
+  -- the scenarios' template namespace, once here too: a script's process,
+  -- root, is in the runner's user namespace and reuses it (not root, its
+  -- private namespace is in a user namespace of its own, where its first
+  -- scenario makes its own); if it cannot be made here, each script's
+  -- first scenario tries and fails as it would have
+  local _, euid = core.getuid()
+  if euid == 0 and not opts.model then pcall(scenario.template) end
 
   local function emit(s)
     out:write(s, "\n")

@@ -141,6 +141,16 @@ local function get_template()
   return t
 end
 
+--- Make this process's template namespace now, not at its first scenario:
+-- `mountns run` makes it once, before it forks the scripts' processes,
+-- and each of them (root: the same user namespace) reuses it instead of
+-- making its own; `ns:exec`'s copy of the host is then the runner's
+-- namespace as the run started.
+-- @raise "scenario: the template namespace: ..." when it cannot be made
+function M.template()
+  get_template()
+end
+
 -- The scenario child's set-up (isolate.spawn): a copy of the template and a
 -- fresh tmpfs as its /. Returns the teardown, run after the result is sent.
 local function enter_template()
