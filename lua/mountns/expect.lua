@@ -380,11 +380,9 @@ end
 
 function checks.peers(...)
   local recs, items, missing = records("peers", { ... })
-  local group, ok, descr = nil, #items >= 2, {}
-  for i, it in ipairs(items) do
+  local group, ok = nil, #items >= 2
+  for i = 1, #items do
     local m = recs[i]
-    descr[#descr + 1] = where(it[1], it[2]) .. " (" .. (m and (m.shared and
-      ("shared:" .. m.shared) or m.propagation) or "not mounted") .. ")"
     if not (m and m.shared) then ok = false
     elseif group == nil then group = m.shared
     elseif group ~= m.shared then ok = false end
@@ -400,6 +398,13 @@ function checks.peers(...)
   end
   if not recs[1] then odd = items[1] end
   return ok, with_why(function(negated)
+    -- each mount as it was found (written only for a failure)
+    local descr = {}
+    for i, it in ipairs(items) do
+      local m = recs[i]
+      descr[i] = where(it[1], it[2]) .. " (" .. (m and (m.shared and
+        ("shared:" .. m.shared) or m.propagation) or "not mounted") .. ")"
+    end
     return diagnostic("expected " .. (negated and "not " or "") .. "one peer group: "
       .. table.concat(descr, ", ") .. missing_text(missing), items)
   end, odd and odd[1], odd and odd[2]), #missing > 0

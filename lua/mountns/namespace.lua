@@ -59,7 +59,7 @@ end
 -- only on misuse): its "bad argument #N to 'mount'" names the method
 -- ("ns:mount") instead of the core function (or '?' through an agent), its
 -- position inside mountns is dropped, and it is raised at the method's
--- caller (level 4: this function, check_results, the method, its caller).
+-- caller (level 4: this function, checked, the method, its caller).
 local function raise_for(name, e)
   if type(e) == "string" then
     local n, why = e:match("bad argument #(%d+) to '[^']*' %((.*)%)$")
@@ -195,33 +195,35 @@ end
 -- Run ops[op](...) for ns: through its agent when ns belongs to a
 -- user namespace the scenario created (only a process inside that user
 -- namespace acts as its owner), else in this process after setns.
--- The method checked ns first (check_open). Returns pcall's results:
--- false and the error the operation raised, or true and its results.
+-- The method checked ns first (check_open). Returns pcall's results,
+-- packed: false and the error the operation raised, or true and its
+-- results. (One table a call: every mutating method of a scenario comes
+-- through here.)
 local function exec(ns, op, ...)
-  if ns.agent then return pcall(ns.agent.call, ns.agent, ns.serial, op, ...) end
+  if ns.agent then return pack(pcall(ns.agent.call, ns.agent, ns.serial, op, ...)) end
   local back = state.current
+  if back == ns then return pack(pcall(ops[op], ...)) end
   switch_to(ns)
   local res = pack(pcall(ops[op], ...))
   if back and not back.closed then switch_to(back) end
-  return unpack(res, 1, res.n)
-end
-
--- exec's results (pcall's) for the method `name` that called it: a raised
--- error, or the core's returned message, is raised at the method's caller
--- (level 3: check_results, method, caller); else the results, packed.
--- (never call it in a tail position: a tail call would drop the method's
--- frame and shift the level)
-local function check_results(name, ok, ...)
-  if not ok then raise_for(name, (...)) end
-  local res = pack(...)
-  if res[1] == nil and res[2] then error(res[2], 3) end
   return res
 end
 
+-- exec's results (pcall's, packed) for the method `name` that called it:
+-- a raised error, or the core's returned message, is raised at the
+-- method's caller (level 3: checked, method, caller); else r, whose
+-- r[2], ..., r[r.n] are the results. (never call it in a tail position: a
+-- tail call would drop the method's frame and shift the level)
+local function checked(name, r)
+  if not r[1] then raise_for(name, r[2]) end
+  if r[2] == nil and r[3] then error(r[3], 3) end
+  return r
+end
+
 -- exec recorded as a step of the method `op` called with args (packed):
--- pcall's results, packed, for check_results.
+-- pcall's results, packed, for checked.
 local function acted(ns, op, args, ...)
-  local r = pack(exec(ns, ...))
+  local r = exec(ns, ...)
   record(ns, op, args, r, nil, 3)
   return r
 end
@@ -230,9 +232,8 @@ end
 local function method(fname)
   return function(self, ...)
     check_open(self, fname)
-    local r = acted(self, fname, pack(...), "call", fname, ...)
-    local res = check_results(fname, unpack(r, 1, r.n))
-    return unpack(res, 1, res.n)
+    local r = checked(fname, acted(self, fname, pack(...), "call", fname, ...))
+    return unpack(r, 2, r.n)
   end
 end
 
@@ -253,9 +254,8 @@ for _, f in ipairs { "open_tree", "move_mount", "fsmount", "mount_setattr" } do
       error(f .. ": not available in a namespace of another user namespace "
         .. "(its mount fds cannot cross processes); use ns:run", 2)
     end
-    local r = acted(self, f, pack(...), "call", f, ...)
-    local res = check_results(f, unpack(r, 1, r.n))
-    return unpack(res, 1, res.n)
+    local r = checked(f, acted(self, f, pack(...), "call", f, ...))
+    return unpack(r, 2, r.n)
   end
 end
 
@@ -263,13 +263,12 @@ end
 function Namespace:mkdir(path, opts)
   check_open(self, "mkdir")
   local o = { parents = true }
-  local _, checked = argcheck.mkdir(path, opts, 2)
-  for k, v in pairs(checked) do
+  local _, given = argcheck.mkdir(path, opts, 2)
+  for k, v in pairs(given) do
     o[k] = v
   end
-  local r = acted(self, "mkdir", pack(path, opts), "call", "mkdir", path, o)
-  local res = check_results("mkdir", unpack(r, 1, r.n))
-  return unpack(res, 1, res.n)
+  local r = checked("mkdir", acted(self, "mkdir", pack(path, opts), "call", "mkdir", path, o))
+  return unpack(r, 2, r.n)
 end
 
 --- pivot_root into new_root (a mount point in this namespace) and detach
@@ -287,9 +286,9 @@ function Namespace:pivot_root(new_root, opts)
   if put_old ~= nil then
     put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 2)
   end
-  local r = acted(self, "pivot_root", args, "pivot_root", new_root, put_old)
-  local res = check_results("pivot_root", unpack(r, 1, r.n))
-  return unpack(res, 1, res.n)
+  local r = checked("pivot_root", acted(self, "pivot_root", args, "pivot_root", new_root,
+    put_old))
+  return unpack(r, 2, r.n)
 end
 
 --- Write text to a file in this namespace (created or truncated).
@@ -299,9 +298,8 @@ function Namespace:write(path, text)
   check_open(self, "write")
   argcheck.path(path, "ns:write", 1, 2)
   argcheck.typed(text, "string", "ns:write", 2, 2)
-  local r = acted(self, "write", pack(path, text), "write", path, text)
-  local res = check_results("write", unpack(r, 1, r.n))
-  return unpack(res, 1, res.n)
+  local r = checked("write", acted(self, "write", pack(path, text), "write", path, text))
+  return unpack(r, 2, r.n)
 end
 
 -- The methods that look at one path: each checks the path, then runs one
@@ -318,10 +316,10 @@ for name, op in pairs(PATH_METHODS) do
   Namespace[name] = function(self, path)
     check_open(self, name)
     argcheck.path(path, "ns:" .. name, 1, 2)
-    local args = { unpack(op) }
-    args[#args + 1] = path
-    local res = check_results(name, exec(self, unpack(args)))
-    return unpack(res, 1, res.n)
+    local r
+    if op[2] then r = exec(self, op[1], op[2], path) else r = exec(self, op[1], path) end
+    r = checked(name, r)
+    return unpack(r, 2, r.n)
   end
 end
 
@@ -383,7 +381,7 @@ function Namespace:unshare(opts)
   elseif ag then
     local r = pack(pcall(ag.call, ag, self.serial, "unshare", prop, serial))
     if not r[1] or (r[2] == nil and r[3]) then record(self, "unshare", args, r, nil, 2) end
-    check_results("unshare", unpack(r, 1, r.n))
+    checked("unshare", r)
   end
   local handle, err
   if ag then
