@@ -19,10 +19,25 @@
 -- own first). Builds build/scenario_floor with cc when it is missing or
 -- older than its source.
 --   lua5.4 bench/scenario.lua [rounds (default 15)] [scenarios a round (default 20)]
+-- With BEFORE=dir (another checkout of mountns, built: dir/lua, dir/build),
+-- each round also runs the article in two child processes, one on dir's
+-- modules and core.so and one on this tree's, and prints this tree's time
+-- over dir's: a change measured against its base in the same run.
+--   BEFORE=/work/main lua5.4 bench/scenario.lua
+-- (`lua5.4 bench/scenario.lua --article N`: the seconds of one of N article
+-- scenarios on the modules LUA_PATH and LUA_CPATH name; what those child
+-- processes run.)
 local mountns = require "mountns"
 local core = require "mountns.core"
 local expect = require "mountns.expect"
 local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")
+
+if arg and arg[1] == "--article" then
+  mountns.scenario(bench.article) -- warm-up: the template namespace, the pages
+  print(string.format("%.9f", (bench.timed(tonumber(arg[2]) or 20, mountns.scenario,
+    bench.article))))
+  return
+end
 
 local ROUNDS = tonumber(arg and arg[1]) or 15
 local RUNS = tonumber(arg and arg[2]) or 20
@@ -71,6 +86,20 @@ local function floor_run(mode, n)
   return tonumber(a), tonumber(b)
 end
 
+-- the article on the tree at `tree` (its lua/ and build/), in a child
+-- process: seconds a scenario
+local function tree_run(tree, n)
+  local cmd = string.format("LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;' "
+    .. "LUA_CPATH='%s/build/?.so;;' lua5.4 %s/scenario.lua --article %d",
+    tree, tree, tree, dir, n)
+  local p = assert(io.popen(cmd))
+  local out = p:read("*a")
+  assert(p:close(), "bench/scenario.lua --article failed on " .. tree)
+  return assert(tonumber(out), "bench/scenario.lua --article: " .. out)
+end
+
+local BEFORE = os.getenv("BEFORE")
+
 local CONTENDERS = {
   { key = "lua_article", name = "mountns: article scenario",
     run = function() return (bench.timed(RUNS, mountns.scenario, article)) end },
@@ -88,6 +117,15 @@ local CONTENDERS = {
     run = function() return floor_run("userns", RUNS) end },
 }
 
+if BEFORE and BEFORE ~= "" then
+  CONTENDERS[#CONTENDERS + 1] = { key = "before_article",
+    name = "mountns, BEFORE's tree (child process)",
+    run = function() return tree_run(BEFORE, RUNS) end }
+  CONTENDERS[#CONTENDERS + 1] = { key = "after_article",
+    name = "mountns, this tree (child process)",
+    run = function() return tree_run(root, RUNS) end }
+end
+
 local times, ratios = {}, {}
 local CALL_KEYS = { "lua_agent", "lua_direct", "lua_locked", "c_agent", "c_direct" }
 for _, k in ipairs(CALL_KEYS) do times[k] = {} end
@@ -101,6 +139,13 @@ local RATIOS = {
   { "agent call: mountns / C floor (a pipe round trip)", "lua_agent", "c_agent" },
   { "direct call: mountns / C access(2)", "lua_direct", "c_direct" },
 }
+if BEFORE and BEFORE ~= "" then
+  RATIOS[#RATIOS + 1] = { "article: this tree / BEFORE's (child processes)", "after_article",
+                          "before_article" }
+  RATIOS[#RATIOS + 1] = { "article: BEFORE's tree / C floor", "before_article", "c_article" }
+  RATIOS[#RATIOS + 1] = { "article: this tree (child process) / C floor", "after_article",
+                          "c_article" }
+end
 for _, r in ipairs(RATIOS) do ratios[r[1]] = {} end
 
 -- warm-up: the template namespace, the modules, the C binary's pages

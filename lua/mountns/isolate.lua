@@ -72,6 +72,10 @@ local function child(setup, r, w, fn, ...)
   return ok and 0 or 1
 end
 
+-- whether core.features() probed the kernel in this process (or before
+-- the fork that made it)
+local probed = false
+
 -- isolate_with's work, with the child's set-up as a parameter (`spawn`).
 local function spawn(setup, opts, level, fn, ...)
   -- every option is checked before the fork: a raise after it would leave
@@ -79,8 +83,12 @@ local function spawn(setup, opts, level, fn, ...)
   argcheck.options(opts, "isolate_with", 1, { "timeout" }, level + 1)
   local timeout = argcheck.seconds(opts.timeout, "isolate_with", 1, "option 'timeout'",
     level + 1) or DEFAULT_TIMEOUT
-  -- probed once here, not in every child (the cache is inherited by fork)
-  core.features()
+  -- probed once here, not in every child (the cache is inherited by fork);
+  -- asked once per process (each call builds a table)
+  if not probed then
+    core.features()
+    probed = true
+  end
   local r, w = assert(core.pipe())
   local pid, ferr = child_proto.fork(child, setup, r, w, fn, ...)
   if not pid then
