@@ -123,7 +123,7 @@ if BEFORE and BEFORE ~= "" then
     run = function() return tree_run(BEFORE, RUNS) end }
   CONTENDERS[#CONTENDERS + 1] = { key = "after_article",
     name = "mountns, this tree (child process)",
-    run = function() return tree_run(root, RUNS) end }
+    run = function() return tree_run(dir .. "/..", RUNS) end }
 end
 
 local times, ratios = {}, {}
