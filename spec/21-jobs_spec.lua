@@ -221,6 +221,21 @@ describe("mountns run -j N", function()
     assert.are.equal(seen.a, seen.b)
   end)
 
+  -- (core.fresh_heap does nothing on other Lua versions)
+  local it54 = _VERSION == "Lua 5.4" and not jit and it
+    or function(name) pending(name .. " [Lua 5.4 only]") end
+  it54("a script's process allocates from a fresh arena, its collector stopped",
+     function()
+    -- core.fresh_heap, as in isolate's child: the runner's heap pages are
+    -- shared copy-on-write, and a collection would write every one
+    local a = write("heap.lua", [[
+      print("collector running: " .. tostring(collectgarbage("isrunning")))
+      io.stdout:flush()
+    ]] .. passing("heap", "h"))
+    assert.are.equal("TAP version 14\n# collector running: false"
+      .. "\nok 1 - heap\n1..1\n# 1 passed, 0 failed\nexit=0", cli("run -j 1 --tap " .. a))
+  end)
+
   it("SIGINT kills every running file's process: summary so far, exit 130", function()
     local slow = [[
       local mountns = require "mountns"
