@@ -46,6 +46,7 @@ build = {
     },
     ["mountns"] = "lua/mountns/init.lua",
     ["mountns.table"] = "lua/mountns/table.lua",
+    ["mountns.lazy"] = "lua/mountns/lazy.lua",
     ["mountns.mounts"] = "lua/mountns/mounts.lua",
     ["mountns.isolate"] = "lua/mountns/isolate.lua",
     ["mountns.scenario"] = "lua/mountns/scenario.lua",
