@@ -236,6 +236,32 @@ describe("mountns run -j N", function()
       .. "\nok 1 - heap\n1..1\n# 1 passed, 0 failed\nexit=0", cli("run -j 1 --tap " .. a))
   end)
 
+  it("a script goes on once its scenario's result is in; the scenario's process is reaped "
+    .. "after the script's last result", function()
+    -- the script's process is the scenario process's parent: until it
+    -- reaps it, /proc/PID stays (running its teardown, or a zombie). The
+    -- script sees it there once scenario() returned; after the run it is
+    -- gone (reaped, by the script's process before it ended)
+    local a = write("reaped.lua", [[
+      local mountns = require "mountns"
+      local expect = require "mountns.expect"
+      local pid = mountns.scenario("reaped", function(ns)
+        ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
+        expect.mounted(ns, "/X")
+        return require("mountns.core").getpid()
+      end)
+      local f = io.open("/proc/" .. pid .. "/stat")
+      print("scenario process " .. pid .. (f and " not reaped yet" or " reaped"))
+      if f then f:close() end
+      io.stdout:flush()
+    ]])
+    local out = cli("run -j 1 --tap " .. a)
+    local pid = out:match("# scenario process (%d+) ")
+    assert.are.equal("TAP version 14\nok 1 - reaped\n# scenario process " .. tostring(pid)
+      .. " not reaped yet\n1..1\n# 1 passed, 0 failed\nexit=0", out)
+    assert.is_nil(io.open("/proc/" .. pid .. "/stat"))
+  end)
+
   it("SIGINT kills every running file's process: summary so far, exit 130", function()
     local slow = [[
       local mountns = require "mountns"

@@ -66,6 +66,9 @@ local function child(setup, r, w, fn, ...)
     if failure then return tostring(e) end
     return M.traceback(child_proto.message(e), "isolate")
   end)
+  -- what fn printed goes before its result (a caller may report the
+  -- result before this process's exit, which would flush it: reap_later)
+  io.stdout:flush()
   pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))
   core.close_fd(w)
   if teardown then pcall(teardown) end
@@ -75,6 +78,36 @@ end
 -- whether core.features() probed the kernel in this process (or before
 -- the fork that made it)
 local probed = false
+
+-- reap_later's state: the PID of the process that asked (a forked child
+-- does not inherit the choice) and the children whose result is in but
+-- whose exit was not waited for
+local later_pid, exiting = nil, {}
+
+--- Reap the children whose result is in and whose exit was not waited for
+-- (`reap_later`): those that have ended, or with `wait` all of them.
+-- @tparam[opt] boolean wait
+function M.reap(wait)
+  for i = #exiting, 1, -1 do
+    if wait or core.waitpid(exiting[i], "nohang") ~= "running" then
+      if wait then core.waitpid(exiting[i]) end
+      table.remove(exiting, i)
+    end
+  end
+end
+
+--- From now on, in this process, a child's result is returned as soon as
+-- it is in, without waiting for the child's exit (the teardown of its
+-- namespaces: expedited RCU grace periods, a few tenths of a millisecond
+-- each), which overlaps what the caller does next; such children are
+-- reaped by the next isolate or scenario (those that have ended) and by
+-- `reap(true)`, which the caller must call before it exits (a child
+-- orphaned unreaped may stay a zombie: not every init reaps). A child
+-- that sends no result is waited for as always (its exit status is the
+-- error). For `mountns run`'s script processes, which end with _exit.
+function M.reap_later()
+  later_pid = core.getpid()
+end
 
 -- isolate_with's work, with the child's set-up as a parameter (`spawn`).
 local function spawn(setup, opts, level, fn, ...)
@@ -89,6 +122,7 @@ local function spawn(setup, opts, level, fn, ...)
     core.features()
     probed = true
   end
+  if exiting[1] then M.reap() end
   local r, w = assert(core.pipe())
   local pid, ferr = child_proto.fork(child, setup, r, w, fn, ...)
   if not pid then
@@ -113,7 +147,13 @@ local function spawn(setup, opts, level, fn, ...)
   -- the result is decoded while the child tears its namespaces down
   local decoded, vals
   if kind == "o" then decoded, vals = pcall(child_proto.decode, body) end
-  local how, code = core.waitpid(pid)
+  local how, code
+  if kind and later_pid and later_pid == core.getpid() then
+    -- reap_later: the result is in, the child's exit is not waited for
+    if core.waitpid(pid, "nohang") == "running" then exiting[#exiting + 1] = pid end
+  else
+    how, code = core.waitpid(pid)
+  end
   if kind == "o" then
     if not decoded then error("isolate: bad result from child: " .. vals, level + 1) end
     return unpack(vals, 1, vals.n)
