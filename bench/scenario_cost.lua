@@ -5,15 +5,16 @@
 -- 10,000 tmpfs mounts are made there, never on the host) and then runs
 -- rounds of empty scenarios when asked; the workers' rounds alternate, so
 -- a load that comes and goes weighs on each alike. Prints the median time
--- of one scenario per worker and the ratios to the baseline worker (20
--- mounts, empty heap) of this same run. The forked workers build their
--- heap after `require "mountns"`, so mountns backs it with transparent huge
--- pages (csrc/heap.c). The other workers are the same program started
--- again (exec): with that turned off (MOUNTNS_HUGE_PAGES=0: the heap in
--- 4 KB pages), and with glibc's malloc told to back its heap with huge
--- pages instead (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, glibc 2.35+), an
--- empty heap and 256 MB each: fork copies one page-table entry per 2 MB
--- instead of one per 4 KB.
+-- of one scenario per worker and its ratio to the baseline worker (20
+-- mounts, empty heap) in the same round, the median of the rounds. The
+-- forked workers build their heap after `require "mountns"`, so mountns
+-- backs it with transparent huge pages (csrc/heap.c). The other workers
+-- are the same program started again (exec): with that turned off
+-- (MOUNTNS_HUGE_PAGES=0: the heap in 4 KB pages), and with glibc's malloc
+-- told to back its heap with huge pages instead
+-- (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, glibc 2.35+), an empty heap and
+-- 256 MB each: fork copies one page-table entry per 2 MB instead of one
+-- per 4 KB.
 --   lua5.4 bench/scenario_cost.lua [rounds] [scenarios a round]
 local mountns = require "mountns"
 local core = require "mountns.core"
@@ -110,13 +111,21 @@ for _, w in ipairs(WORKERS) do
   w.median = bench.median(w.times)
 end
 
-local base = WORKERS[1].median
-print(string.format("empty scenario, median of %d rounds of %d, one scenario:", ROUNDS, RUNS))
+-- a ratio is taken inside a round (both workers ran in it, back to back)
+-- and the median of the rounds' ratios is printed
+local function ratio(a, b)
+  local r = {}
+  for i = 1, ROUNDS do r[i] = a.times[i] / b.times[i] end
+  return bench.median(r)
+end
+local base = WORKERS[1]
+print(string.format("empty scenario, median of %d rounds of %d, one scenario "
+  .. "(ratio: to the baseline in the same round, median of the rounds):", ROUNDS, RUNS))
 for _, w in ipairs(WORKERS) do
-  print(string.format("  %-34s %8.3f ms  %6.2fx", w.name, w.median, w.median / base))
+  print(string.format("  %-34s %8.3f ms  %6.2fx", w.name, w.median, ratio(w, base)))
 end
 print(string.format("target: 10,000 mounts <= 1.5x: %s; 256 MB heap <= 1.5x: %s "
   .. "(HUGE_PAGES=0: %.2fx its own empty heap; malloc.hugetlb=1: %.2fx)",
-  WORKERS[2].median / base <= 1.5 and "holds" or "DOES NOT HOLD",
-  WORKERS[3].median / base <= 1.5 and "holds" or "DOES NOT HOLD",
-  WORKERS[5].median / WORKERS[4].median, WORKERS[7].median / WORKERS[6].median))
+  ratio(WORKERS[2], base) <= 1.5 and "holds" or "DOES NOT HOLD",
+  ratio(WORKERS[3], base) <= 1.5 and "holds" or "DOES NOT HOLD",
+  ratio(WORKERS[5], WORKERS[4]), ratio(WORKERS[7], WORKERS[6])))
