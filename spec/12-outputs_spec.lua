@@ -305,10 +305,13 @@ describe("bin/mountns show", function()
   end)
 
   -- A background `bin/mountns ...` started through the shell: its PID,
-  -- then its output and a last line "exit=N" on the pipe.
+  -- then its output and a last line "exit=N" on the pipe. The PID is
+  -- printed by a child of the subshell that then execs the program, so it
+  -- comes before the program's first line (`CMD & echo $!` raced with it).
   local function spawn(args)
-    local p = io.popen("cd " .. helper.ROOT .. " && { " .. helper.lua_cmd() .. " bin/mountns "
-      .. args .. " 2>&1 & echo $!; wait $!; echo \"exit=$?\"; }")
+    local p = io.popen("cd " .. helper.ROOT .. " && { ( sh -c 'echo $PPID'; exec "
+      .. helper.lua_cmd() .. " bin/mountns " .. args
+      .. " 2>&1 ) & wait $!; echo \"exit=$?\"; }")
     return p, tonumber(p:read("*l"))
   end
 
