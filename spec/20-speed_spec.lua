@@ -376,6 +376,44 @@ describe("the caller's heap in huge pages (csrc/heap.c)", function()
   end)
 end)
 
+describe("a scenario's result", function()
+  -- the caller's children, as the kernel lists them (CONFIG_PROC_CHILDREN)
+  local function children()
+    local pid = core.getpid()
+    local f = io.open("/proc/" .. pid .. "/task/" .. pid .. "/children")
+    if not f then return nil end
+    local set = {}
+    for p in f:read("*a"):gmatch("%d+") do set[p] = true end
+    f:close()
+    return set
+  end
+
+  it("is decoded once its child is reaped: the caller writes no page it still shares "
+    .. "(a write to a shared huge page splits it)", function()
+    if not children() then
+      pending("needs /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)")
+      return
+    end
+    mountns.scenario(function() end) -- the template, made on first use
+    local before = children()
+    local child_proto = require "mountns.child"
+    local left -- the scenario's children still listed when decode began
+    debug.sethook(function()
+      if left == nil and debug.getinfo(2, "f").func == child_proto.decode then
+        left = {}
+        for p in pairs(children()) do
+          if not before[p] then left[#left + 1] = p end
+        end
+      end
+    end, "c")
+    local ok, res = pcall(mountns.scenario, function() return { "a", "b" } end)
+    debug.sethook()
+    assert.is_true(ok, res)
+    assert.are.same({ "a", "b" }, res)
+    assert.are.same({}, left)
+  end)
+end)
+
 describe("listmount with records, many mounts", function()
   -- from 256 mounts on, the statmount calls run in a helper thread while
   -- the records are built: the same records as statmount one by one

@@ -47,7 +47,7 @@ end
 -- The child's side: set up (`setup`, default private_namespace), run, send
 -- an "o" (ok) frame with the results, an "f" frame with a test framework's
 -- failure or an "e" frame with the error, and only then run what setup
--- returned (the teardown: the parent decodes the result meanwhile);
+-- returned (the teardown);
 -- returns the exit status.
 local function child(setup, r, w, fn, ...)
   -- first: the child's allocations from a fresh arena, the collector
@@ -144,16 +144,20 @@ local function spawn(setup, opts, level, fn, ...)
     error(string.format("isolate: the result of child %d is larger than "
       .. "%d bytes (mountns.child.MAX_BYTES)", pid, child_proto.MAX_BYTES), level + 1)
   end
-  -- the result is decoded while the child tears its namespaces down
-  local decoded, vals
-  if kind == "o" then decoded, vals = pcall(child_proto.decode, body) end
   local how, code
   if kind and later_pid and later_pid == core.getpid() then
     -- reap_later: the result is in, the child's exit is not waited for
     if core.waitpid(pid, "nohang") == "running" then exiting[#exiting + 1] = pid end
   else
+    -- the child's exit first, then the decoding: until the child is gone
+    -- the caller's pages are shared with it, and a write to a shared 2 MB
+    -- page (the decoded values, malloc's chunk headers) splits the
+    -- caller's mapping of it into 512 4 KB entries for good, which every
+    -- later fork copies (csrc/heap.c); in 4 KB pages each is a page copy
     how, code = core.waitpid(pid)
   end
+  local decoded, vals
+  if kind == "o" then decoded, vals = pcall(child_proto.decode, body) end
   if kind == "o" then
     if not decoded then error("isolate: bad result from child: " .. vals, level + 1) end
     return unpack(vals, 1, vals.n)
