@@ -464,6 +464,9 @@ function M.run(files, opts)
       finish(st, true)
     end
     if current then end_output(current) end
+    -- the processes still ending after their "done" (reaping their
+    -- scenarios' processes) too: the run stops at once, whatever they wait for
+    for _, pid in ipairs(exiting) do core.kill(pid, "KILL") end
   end
   reap(true)
   core.close_fd(sigfd)
