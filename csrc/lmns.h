@@ -209,6 +209,11 @@ void lmns_ns_open(lua_State *L);
 void lmns_mount_open(lua_State *L);
 void lmns_mountinfo_open(lua_State *L);
 void lmns_process_open(lua_State *L);
+/* process.c: write all of s to fd (a socket: send with MSG_NOSIGNAL; else
+ * write with SIGPIPE blocked and a SIGPIPE it raised consumed); 0 or an
+ * errno */
+int lmns_write_all(int fd, const char *s, size_t len);
+void lmns_frame_open(lua_State *L);
 void lmns_tree_open(lua_State *L);
 void lmns_newapi_open(lua_State *L);
 void lmns_statmount_open(lua_State *L);

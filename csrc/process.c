@@ -177,11 +177,9 @@ process becomes an error the caller can report.
  * the mask is restored (one already pending is left alone): the process's
  * disposition of SIGPIPE stays what the embedding program set.
  */
-static int lmns_process_write(lua_State *L)
+int lmns_write_all(int fd, const char *s, size_t len)
 {
-	int fd = (int)luaL_checkinteger(L, 1);
-	size_t len, off = 0;
-	const char *s = luaL_checklstring(L, 2, &len);
+	size_t off = 0;
 	sigset_t pipe_set, old, pending;
 	int err = 0, was_pending;
 
@@ -193,13 +191,11 @@ static int lmns_process_write(lua_State *L)
 		if (n < 0 && errno == ENOTSOCK && off == 0)
 			break;	/* not a socket: the write below */
 		if (n < 0)
-			return lmns_fail(L, errno, "write", NULL, NULL);
+			return errno;
 		off += (size_t)n;
 	}
-	if (off == len && len > 0) {
-		lua_pushboolean(L, 1);
-		return 1;
-	}
+	if (off == len && len > 0)
+		return 0;
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	sigprocmask(SIG_BLOCK, &pipe_set, &old);
@@ -223,6 +219,16 @@ static int lmns_process_write(lua_State *L)
 			;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
+static int lmns_process_write(lua_State *L)
+{
+	int fd = (int)luaL_checkinteger(L, 1);
+	size_t len;
+	const char *s = luaL_checklstring(L, 2, &len);
+	int err = lmns_write_all(fd, s, len);
+
 	if (err)
 		return lmns_fail(L, err, "write", NULL, NULL);
 	lua_pushboolean(L, 1);

@@ -121,6 +121,78 @@ describe("processes", function()
     end)
   end)
 
+  describe("an agent's frames in C (core.send_values, core.receive_frame)", function()
+    -- the frame child.send writes for values encoded by child.encode
+    local function lua_frame(vals)
+      local body = child.encode("result", vals)
+      return "o" .. string.format("%08x", #body) .. body
+    end
+    local SCALARS = {
+      { n = 0 },
+      { n = 1 },
+      { true, false, nil, 0, 1, 127, 128, 16383, 16384, -1, -300, n = 11 },
+      { 9007199254740991, -9007199254740991, n = 2 }, -- 2^53 - 1
+      { "", "a\0b", ("x"):rep(300), "call", 2, "exists", "/", n = 7 },
+    }
+
+    it("send_values writes the bytes child.encode and child.send write for scalars", function()
+      for _, vals in ipairs(SCALARS) do
+        local r, w = assert(core.pipe())
+        assert.is_true(core.send_values(w, child.MAX_BYTES, unpack(vals, 1, vals.n)))
+        local want = lua_frame(vals)
+        local got = core.read_exact(r, #want)
+        core.close_fd(r); core.close_fd(w)
+        assert.are.equal(want, got)
+      end
+    end)
+
+    it("send_values sends nothing and returns false for what only child.encode writes", function()
+      local r, w = assert(core.pipe())
+      for _, vals in ipairs {
+        { 0.5, n = 1 }, { 1, {}, n = 2 }, { print, n = 1 }, { 2^53, n = 1 },
+        { -tonumber("0.0"), n = 1 }, { ("x"):rep(100), n = 1, max = 100 },
+      } do
+        assert.is_false(core.send_values(w, vals.max or child.MAX_BYTES, unpack(vals, 1, vals.n)))
+      end
+      assert.is_true(core.write_fd(w, "end"))
+      assert.are.equal("end", core.read_exact(r, 3))
+      core.close_fd(r); core.close_fd(w)
+    end)
+
+    it("receive_frame decodes a frame of scalars, returns any other body whole", function()
+      -- the frame written by a child (a pipe holds 64 KiB), read here
+      local function through(frame, max)
+        local r, w = assert(core.pipe())
+        local pid = assert(child.fork(function()
+          core.close_fd(r)
+          return core.write_fd(w, frame) and 0 or 1
+        end))
+        core.close_fd(w)
+        local kind, body = core.receive_frame(r, max or child.MAX_BYTES)
+        core.close_fd(r)
+        assert.are.same({ "exited", 0 }, { core.waitpid(pid) })
+        return kind, body
+      end
+      for _, vals in ipairs(SCALARS) do
+        local kind, got = through(lua_frame(vals))
+        assert.are.equal("o", kind)
+        assert.are.same(vals, got)
+      end
+      local with_table = { 1, { a = 2 }, 0.5, n = 3 }
+      local kind, body = through(lua_frame(with_table))
+      assert.are.equal("o", kind)
+      assert.are.same(with_table, child.decode(body))
+      assert.are.same({ "e", "boom" }, { through("e00000004boom") })
+      assert.are.same({ nil, "too large" }, { through(lua_frame({ "abc", n = 1 }), 4) })
+      assert.are.same({ nil, "corrupt frame" }, { through("o0000zz01x") })
+      assert.are.same({ nil, "eof" }, { through("o000000") })
+      local big = { ("y"):rep(100000), n = 1 }
+      kind, body = through(lua_frame(big))
+      assert.are.equal("o", kind)
+      assert.are.same(big, body)
+    end)
+  end)
+
   describe("results", function()
     it("round-trip a table nested 10,000 deep", function()
       local t = mountns.isolate(function()

@@ -238,8 +238,8 @@ describe("agent calls", function()
   end)
 
   -- #novalgrind: /proc/PID/io counts valgrind's own reads too (702, not 200)
-  it("a call costs the agent two read(2)s and no write(2): its reply is one send "
-    .. "on its socket #novalgrind", function()
+  it("a call costs the agent one read(2) and one write(2): the request is read "
+    .. "whole into a buffer, the reply is one write on its pipe #novalgrind", function()
     local r = mountns.scenario(function(sh1)
       local c = sh1:unshare { user = true }
       local path = "/proc/" .. c.agent.pid .. "/io"
@@ -259,8 +259,8 @@ describe("agent calls", function()
       pending("no /proc/PID/io (CONFIG_TASK_IO_ACCOUNTING)")
       return
     end
-    assert.are.equal(200, r.reads)
-    assert.are.equal(0, r.writes)
+    assert.are.equal(100, r.reads)
+    assert.are.equal(100, r.writes)
   end)
 end)
 

@@ -4,8 +4,8 @@
 -- So a scenario keeps one agent per user namespace it creates: a forked
 -- child that joined that user namespace and performs, on request, the
 -- operations on its namespaces (mount, unshare, pivot_root, the lock probe).
--- Requests and replies are mountns.child frames, both ways on one
--- socket. An agent that dies is reported by the next call (its PID, how
+-- Requests and replies are mountns.child frames, requests in one pipe,
+-- replies in another. An agent that dies is reported by the next call (its PID, how
 -- it ended, the call), not by a SIGPIPE that would kill the scenario.
 -- @module mountns.agent
 
@@ -20,22 +20,47 @@ local function pack(...)
   return { n = select("#", ...), ... }
 end
 
--- Send values (a packed list) as one "o" frame; false, error if the
--- reader is gone.
+-- Send values (a packed list) as one "o" frame encoded by child.encode
+-- (which raises for a value that cannot cross, naming it as `what` #k).
+-- false, error if the reader is gone.
+local function send_encoded(fd, vals, what, skip)
+  return child.send(fd, "o", child.encode(what, vals, nil, skip))
+end
+
+-- The same for any values: a message of scalars is encoded and sent by
+-- the core in one call (csrc/frame.c), any other by child.encode.
 local function send(fd, vals)
-  return child.send(fd, "o", child.encode("result", vals))
+  local sent, err = core.send_values(fd, child.MAX_BYTES, unpack(vals, 1, vals.n))
+  if sent ~= false then return sent, err end
+  return send_encoded(fd, vals, "result")
 end
 
 -- The values of the next frame (a packed list), or nil and why not
--- ("eof", or the error an "e" frame carries).
+-- ("eof", or the error an "e" frame carries). The channel carries one
+-- frame at a time (a request, then its reply): the core reads it with one
+-- read(2) and decodes a message of scalars itself.
 local function receive(fd)
-  local kind, body = child.receive(fd)
-  if kind == "o" then return child.decode(body) end
+  local kind, body = core.receive_frame(fd, child.MAX_BYTES)
+  if kind == "o" then
+    if type(body) == "table" then return body end
+    return child.decode(body)
+  end
   if kind == "e" then return nil, body, true end -- the sender's last words
   return nil, body
 end
 
 -- ---- the agent process --------------------------------------------------
+
+-- Reply to the request `req` (its op `op`) with values (pcall's results);
+-- a result that cannot cross sends its error instead.
+local function reply(fd, op, req, ...)
+  if core.send_values(fd, child.MAX_BYTES, ...) ~= false then return end
+  local sent, serr = pcall(send_encoded, fd, pack(...), "result")
+  if not sent then
+    send(fd, { false, "ns:" .. (op == "call" and tostring(req[3]) or op)
+      .. ": " .. tostring(serr), n = 2 })
+  end
+end
 
 -- A request is the list op, serial, args...; a reply the list ok, results...
 -- `current`: the serial of the namespace the agent is in (setns only when
@@ -49,7 +74,10 @@ local function serve(req_r, rep_w, handles, current)
     end
     local op, serial = req[1], req[2]
     if op == "exit" then return end
-    if op == "close" then
+    if current ~= nil and current == serial and op ~= "close" and op ~= "unshare" then
+      -- the common call: an operation in the namespace the agent is in
+      reply(rep_w, op, req, pcall(ops[op], unpack(req, 3, req.n)))
+    elseif op == "close" then
       local h = handles[serial]
       handles[serial] = nil
       if h then h:close() end
@@ -82,12 +110,7 @@ local function serve(req_r, rep_w, handles, current)
           res = pack(pcall(ops[op], unpack(req, 3, req.n)))
         end
       end
-      local sent, serr = pcall(send, rep_w, res)
-      if not sent then
-        -- a result that cannot cross: the error goes back instead
-        send(rep_w, { false, "ns:" .. (op == "call" and tostring(req[3]) or op)
-          .. ": " .. tostring(serr), n = 2 })
-      end
+      reply(rep_w, op, req, unpack(res, 1, res.n))
     end
   end
 end
@@ -102,11 +125,16 @@ end
 -- (as `unshare`'s `propagation`)
 -- @param serial the scenario's number for the new namespace
 function M.start(parent, userns, propagation, serial)
-  -- one channel both ways (a socket: a frame is one send, no SIGPIPE dance)
-  local mine, theirs = assert(core.socketpair())
-  local req_r, rep_w = theirs, theirs
+  -- requests in one pipe, replies in another (a pipe round trip costs
+  -- less than a Unix socket's, SIGPIPE dance included: bench/RESULTS.md)
+  local req_r, req_w = assert(core.pipe())
+  local rep_r, rep_w = core.pipe()
+  if not rep_r then
+    core.close_fd(req_r); core.close_fd(req_w)
+    return nil, "agent: " .. rep_w
+  end
   local pid, ferr = child.fork(function()
-    core.close_fd(mine)
+    core.close_fd(req_w); core.close_fd(rep_r)
     local ok, err = pcall(function()
       if userns then assert(userns:enter()) end
       assert(parent:enter())
@@ -127,13 +155,14 @@ function M.start(parent, userns, propagation, serial)
     end
     return 0
   end)
-  core.close_fd(theirs)
+  if req_r ~= rep_w then core.close_fd(req_r) end
+  core.close_fd(rep_w)
   if not pid then
-    core.close_fd(mine)
+    core.close_fd(req_w); core.close_fd(rep_r)
     return nil, "agent: " .. ferr
   end
-  local agent = setmetatable({ pid = pid, req = mine, rep = mine }, { __index = M })
-  local r = receive(mine)
+  local agent = setmetatable({ pid = pid, req = req_w, rep = rep_r }, { __index = M })
+  local r = receive(rep_r)
   if not (r and r[1]) then
     agent:stop()
     return nil, "unshare (user): " .. tostring(r and r[2] or "the agent died")
@@ -141,14 +170,20 @@ function M.start(parent, userns, propagation, serial)
   return agent
 end
 
+-- Close the caller's ends of the agent's pipes.
+local function close_channel(self)
+  pcall(core.close_fd, self.req)
+  pcall(core.close_fd, self.rep)
+end
+
 -- The agent is gone: reap it (once) and raise, naming it, how it ended and
--- the call it was asked to do. `gone`: it closed its socket or said its
+-- the call it was asked to do. `gone`: it closed its pipes or said its
 -- last words; else (a corrupt reply) it is stopped first.
 local function dead(self, call, why, gone)
   if not self.ending then
-    pcall(core.close_fd, self.req) -- self.rep: the same socket
+    close_channel(self)
     self.stopped = true
-    -- gone (its socket's end: EOF, EPIPE), or talking nonsense: stop it
+    -- gone (its pipe's end: EOF, EPIPE), or talking nonsense: stop it
     if not gone then core.kill(self.pid, "KILL") end
     self.ending = child.ending(core.waitpid(self.pid))
   end
@@ -168,11 +203,13 @@ end
 -- raises naming its PID, how it ended and the call
 function M:call(serial, op, ...)
   if self.ending then dead(self, call_name(op, ...)) end
-  local req = pack(op, serial, ...)
-  local ok, msg = pcall(child.encode, "argument", req, nil,
-                        op == "call" and 3 or 2)
-  if not ok then error(call_name(op, ...) .. ": " .. msg, 0) end
-  local sent, werr = child.send(self.req, "o", msg)
+  local sent, werr = core.send_values(self.req, child.MAX_BYTES, op, serial, ...)
+  if sent == false then -- a table, a float, a large string: child.encode's
+    local ok
+    ok, sent, werr = pcall(send_encoded, self.req, pack(op, serial, ...), "argument",
+                           op == "call" and 3 or 2)
+    if not ok then error(call_name(op, ...) .. ": " .. sent, 0) end
+  end
   if not sent then dead(self, call_name(op, ...), werr, true) end
   local r, why, last_words = receive(self.rep)
   if not r then dead(self, call_name(op, ...), why, why == "eof" or last_words) end
@@ -192,7 +229,7 @@ end
 function M:stop()
   if self.stopped then return end
   self.stopped = true
-  pcall(core.close_fd, self.req) -- self.rep: the same socket
+  close_channel(self)
   core.kill(self.pid, "KILL")
   core.waitpid(self.pid)
 end

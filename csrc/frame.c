@@ -1,0 +1,339 @@
+/*
+ * frame.c - the frames of lua/mountns/child.lua, in C, for an agent's calls.
+ *
+ * An agent call is a request and a reply of a few scalars ("call", 2,
+ * "exists", "/" and true, true): encoding, framing and decoding them in
+ * Lua, and reading a frame as a poll and a read for its header and again
+ * for its body, cost an agent call several times a pipe round trip in C
+ * (bench/scenario.lua). Here a message of scalars is encoded in C and sent
+ * with one send(2), and a frame is read with one read(2) into a buffer and
+ * decoded in C when it holds only scalars.
+ *
+ * child.lua stays the home of the form: this file writes and reads only
+ * its scalar subset (nil, booleans, integers below 2^53, strings), the
+ * same bytes child.encode writes for them. Anything else (a table, a
+ * float, a value that cannot cross, a message over the size limit) is
+ * left to child.lua: send_values returns false before sending anything,
+ * receive_frame returns the body for child.decode.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lmns.h"
+
+/***
+@module mountns.core
+*/
+
+/***
+Frames: an agent's requests and replies
+@section frame
+*/
+
+#define FRAME_HEAD 9		/* kind letter + 8 hex digits of length */
+#define FRAME_STACK 16384	/* a message that fits is built on the stack */
+#define TWO_53 9007199254740992.0
+
+/* The magnitude (and sign) of the integer at idx if child.encode writes it
+ * as `p`/`m` and a varint (an integer below 2^53 in magnitude; not -0);
+ * 0 if it writes it otherwise (a float, a larger integer). */
+static int frame_integer(lua_State *L, int idx, unsigned long long *z,
+			 int *neg)
+{
+#if LUA_VERSION_NUM >= 503
+	lua_Integer i;
+
+	if (!lua_isinteger(L, idx))
+		return 0;
+	i = lua_tointeger(L, idx);
+	if (i <= -(lua_Integer)(1LL << 53) || i >= (lua_Integer)(1LL << 53))
+		return 0;
+	*neg = i < 0;
+	*z = (unsigned long long)(i < 0 ? -i : i);
+	return 1;
+#else
+	lua_Number d = lua_tonumber(L, idx);
+
+	if (d != floor(d) || d <= -TWO_53 || d >= TWO_53 ||
+	    (d == 0 && signbit(d)))
+		return 0;
+	*neg = d < 0;
+	*z = (unsigned long long)(d < 0 ? -d : d);
+	return 1;
+#endif
+}
+
+static size_t frame_varint(char *out, unsigned long long z)
+{
+	size_t n = 0;
+
+	while (z >= 128) {
+		out[n++] = (char)(z % 128 + 128);
+		z /= 128;
+	}
+	out[n++] = (char)z;
+	return n;
+}
+
+/***
+Send values as one child.lua frame (`o`), with one system call, if each
+is nil, a boolean, an integer below 2^53 or a string and the message is
+within `max` bytes (counted as child.encode counts them).
+@function send_values
+@tparam int fd a socket (or pipe) to the other process
+@tparam int max the size limit (mountns.child.MAX_BYTES)
+@param ... the values
+@treturn[1] boolean true: sent
+@treturn[2] boolean false: a value child.encode must write (nothing sent)
+@return[3] nil
+@treturn[3] string "write: strerror (ENAME)" (EPIPE: the reader is gone)
+@treturn[3] int errno
+*/
+static int lmns_frame_send_values(lua_State *L)
+{
+	int fd = (int)luaL_checkinteger(L, 1);
+	lua_Integer max = luaL_checkinteger(L, 2);
+	int i, top = lua_gettop(L), nvals = top - 2;
+	char stack[FRAME_STACK], *buf = stack;
+	size_t len = 0, cap = FRAME_HEAD + 24;
+	int err;
+	double estimate = 0;	/* child.encode's: 32 a token plus the strings */
+
+	for (i = 3; i <= top; i++) {
+		unsigned long long z;
+		int neg;
+		size_t sl;
+
+		switch (lua_type(L, i)) {
+		case LUA_TNIL:
+		case LUA_TBOOLEAN:
+			cap += 1;
+			break;
+		case LUA_TNUMBER:
+			if (!frame_integer(L, i, &z, &neg))
+				return lua_pushboolean(L, 0), 1;
+			cap += 1 + 8;
+			break;
+		case LUA_TSTRING:
+			lua_tolstring(L, i, &sl);
+			cap += 1 + 10 + sl;
+			estimate += (double)sl;
+			break;
+		default:
+			return lua_pushboolean(L, 0), 1;
+		}
+		estimate += 32;
+		if (estimate > (double)max)
+			return lua_pushboolean(L, 0), 1;
+	}
+	if (cap > sizeof stack)
+		buf = lua_newuserdata(L, cap);
+	len = FRAME_HEAD;
+	len += (size_t)sprintf(buf + len, "%d;", nvals);
+	for (i = 3; i <= top; i++) {
+		unsigned long long z = 0;
+		int neg = 0;
+		const char *s;
+		size_t sl;
+
+		switch (lua_type(L, i)) {
+		case LUA_TNIL:
+			buf[len++] = 'n';
+			break;
+		case LUA_TBOOLEAN:
+			buf[len++] = lua_toboolean(L, i) ? 't' : 'f';
+			break;
+		case LUA_TNUMBER:
+			frame_integer(L, i, &z, &neg);
+			buf[len++] = neg ? 'm' : 'p';
+			len += frame_varint(buf + len, z);
+			break;
+		default:	/* a string */
+			s = lua_tolstring(L, i, &sl);
+			buf[len++] = 's';
+			len += frame_varint(buf + len, sl);
+			memcpy(buf + len, s, sl);
+			len += sl;
+			break;
+		}
+	}
+	/* the header last: the body's length is known now */
+	{
+		char head[FRAME_HEAD + 1];
+
+		snprintf(head, sizeof head, "o%08zx", len - FRAME_HEAD);
+		memcpy(buf, head, FRAME_HEAD);
+	}
+	err = lmns_write_all(fd, buf, len);
+	if (err)
+		return lmns_fail(L, err, "write", NULL, NULL);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* The varint at *p (below end): 1 and the value, 0 if it is cut short or
+ * not below 2^53 (child.decode's to judge). */
+static int frame_getvarint(const unsigned char **p, const unsigned char *end,
+			   unsigned long long *z)
+{
+	unsigned long long v = 0;
+	int shift = 0;
+
+	while (*p < end) {
+		unsigned char b = *(*p)++;
+
+		if (shift > 49)
+			return 0;
+		v |= (unsigned long long)(b & 127) << shift;
+		if (b < 128) {
+			*z = v;
+			return v < (1ULL << 53);
+		}
+		shift += 7;
+	}
+	return 0;
+}
+
+/* Push the values of a body of scalars as a table with `n`; 0 (nothing
+ * pushed) if the body holds anything else or is not well formed. */
+static int frame_decode(lua_State *L, const char *body, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)body, *end = p + len;
+	unsigned long long n = 0, i, z;
+
+	if (p == end || *p < '0' || *p > '9')
+		return 0;
+	while (p < end && *p >= '0' && *p <= '9' && n < 1000000)
+		n = n * 10 + (unsigned long long)(*p++ - '0');
+	if (p == end || *p++ != ';' || n > len)
+		return 0;
+	lua_createtable(L, (int)n, 1);
+	for (i = 1; i <= n; i++) {
+		int tag;
+
+		if (p == end)
+			break;
+		tag = *p++;
+		if (tag == 'n')
+			continue;
+		if (tag == 't' || tag == 'f') {
+			lua_pushboolean(L, tag == 't');
+		} else if (tag == 'p' || tag == 'm') {
+			if (!frame_getvarint(&p, end, &z))
+				break;
+			lua_pushinteger(L, tag == 'p' ? (lua_Integer)z
+					: -(lua_Integer)z);
+		} else if (tag == 's') {
+			if (!frame_getvarint(&p, end, &z) ||
+			    z > (unsigned long long)(end - p))
+				break;
+			lua_pushlstring(L, (const char *)p, (size_t)z);
+			p += z;
+		} else {
+			break;
+		}
+		lua_rawseti(L, -2, (int)i);
+	}
+	if (i <= n || p != end) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	lua_pushinteger(L, (lua_Integer)n);
+	lua_setfield(L, -2, "n");
+	return 1;
+}
+
+/* read(2) until it gives bytes, EOF or an error other than EINTR */
+static ssize_t frame_read(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/***
+Receive one child.lua frame from a channel that carries one frame at a
+time (an agent's socket: a request, then its reply), with one read(2)
+when it fits a buffer: the read may take all the channel holds.
+@function receive_frame
+@tparam int fd
+@tparam int max the size limit of a body (mountns.child.MAX_BYTES)
+@treturn[1] string the kind letter
+@treturn[1] string|table the body; for an `o` frame of scalars only, its
+values (a table with `n`)
+@return[2] nil
+@treturn[2] string "eof", "too large", "corrupt frame", or "read: strerror
+(ENAME)" (and the errno)
+*/
+static int lmns_frame_receive(lua_State *L)
+{
+	int fd = (int)luaL_checkinteger(L, 1);
+	lua_Integer max = luaL_checkinteger(L, 2);
+	char stack[FRAME_STACK], *buf = stack;
+	size_t got = 0, want = FRAME_HEAD, len = 0;
+	int i;
+
+	while (got < want) {
+		ssize_t n = frame_read(fd, buf + got, (buf == stack ?
+				       sizeof stack : want) - got);
+
+		if (n < 0)
+			return lmns_fail(L, errno, "read", NULL, NULL);
+		if (n == 0) {
+			lua_pushnil(L);
+			lua_pushliteral(L, "eof");
+			return 2;
+		}
+		got += (size_t)n;
+		if (want == FRAME_HEAD && got >= FRAME_HEAD) {
+			for (i = 1; i < FRAME_HEAD; i++) {
+				int c = buf[i];
+
+				if (c >= '0' && c <= '9')
+					len = len * 16 + (size_t)(c - '0');
+				else if (c >= 'a' && c <= 'f')
+					len = len * 16 + (size_t)(c - 'a' + 10);
+				else if (c >= 'A' && c <= 'F')
+					len = len * 16 + (size_t)(c - 'A' + 10);
+				else
+					goto corrupt;
+			}
+			if (max < 0 || len > (size_t)max) {
+				lua_pushnil(L);
+				lua_pushliteral(L, "too large");
+				return 2;
+			}
+			want = FRAME_HEAD + len;
+			if (want > sizeof stack) {
+				buf = lua_newuserdata(L, want);
+				memcpy(buf, stack, got);
+			}
+		}
+	}
+	if (got > want)
+		goto corrupt;	/* a second frame: not one at a time */
+	lua_pushlstring(L, buf, 1);
+	if (buf[0] == 'o' && frame_decode(L, buf + FRAME_HEAD, len))
+		return 2;
+	lua_pushlstring(L, buf + FRAME_HEAD, len);
+	return 2;
+corrupt:
+	lua_pushnil(L);
+	lua_pushliteral(L, "corrupt frame");
+	return 2;
+}
+
+void lmns_frame_open(lua_State *L)
+{
+	lua_pushcfunction(L, lmns_frame_send_values);
+	lua_setfield(L, -2, "send_values");
+	lua_pushcfunction(L, lmns_frame_receive);
+	lua_setfield(L, -2, "receive_frame");
+}
