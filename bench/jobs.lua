@@ -9,8 +9,9 @@
 -- floor runs in the same rounds: the kernel's part of as many files,
 -- 1 and JOBS at once (bench/scenario_floor.c `files`: each file a process
 -- with a private copy of the caller's namespace that runs the article's
--- scenario in a child), and fork + unshare + exit alone (`pairs`): what
--- the kernel lets 2 at once gain. The runner gives every file a private
+-- scenario in a child), fork + unshare + exit alone (`pairs`), and mount +
+-- umount of a tmpfs (`umount`, 20 a file): what the kernel lets 2 at once
+-- gain. The runner gives every file a private
 -- mount namespace of its own: nothing here touches the caller's.
 --   lua5.4 bench/jobs.lua [N (default 50)] [rounds (default 5)] [jobs (default 2)] [OTHER]
 
@@ -52,12 +53,14 @@ for _, tree in ipairs(trees) do
 end
 -- the C floor's wall seconds for as many files (or pairs), j at once
 local function floor_run(mode, j)
-  local f = assert(io.popen(floor .. " " .. mode .. " " .. #files .. " " .. j))
+  local n = mode == "umount" and 20 * #files or #files
+  local f = assert(io.popen(floor .. " " .. mode .. " " .. n .. " " .. j))
   local out = f:read("*a")
   assert(f:close(), "bench/scenario_floor " .. mode .. " failed")
   return assert(tonumber(out:match("^(%S+)")))
 end
-for _, mode in ipairs { "files", "pairs" } do
+local FLOORS = { "files", "pairs", "umount" }
+for _, mode in ipairs(FLOORS) do
   for _, j in ipairs { 1, JOBS } do
     list_of[#list_of + 1] = { key = mode .. " " .. j,
                               run = function() return floor_run(mode, j) end }
@@ -76,8 +79,10 @@ for _, tree in ipairs(trees) do
   print(string.format("  throughput -j %d / -j 1: %.2fx (target >= 1.7x on 2 cores)",
     JOBS, t1 / tj))
 end
-for _, mode in ipairs { "files", "pairs" } do
+local FLOOR_NAMES = { files = "files (article scenario each)", pairs = "fork + unshare + exit",
+                      umount = "mount + umount (20 a file)" }
+for _, mode in ipairs(FLOORS) do
   local t1, tj = bench.median(times[mode .. " 1"]), bench.median(times[mode .. " " .. JOBS])
-  print(string.format("C floor, %s: -j 1 %.3f s, -j %d %.3f s: %.2fx", mode == "files"
-    and "files (article scenario each)" or "fork + unshare + exit", t1, JOBS, tj, t1 / tj))
+  print(string.format("C floor, %s: -j 1 %.3f s, -j %d %.3f s: %.2fx", FLOOR_NAMES[mode],
+    t1, JOBS, tj, t1 / tj))
 end

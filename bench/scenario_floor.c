@@ -19,6 +19,10 @@
  *                              and reaps the last one meanwhile
  *   scenario_floor pairs N P   N fork + unshare(CLONE_NEWNS) + exit, P
  *                              workers (the kernel's part alone)
+ *   scenario_floor umount N P  N mount + umount of a tmpfs, P workers each
+ *                              on a directory of its own in one namespace
+ *                              (the mount lock and the expedited RCU grace
+ *                              period of every umount)
  *
  * Prints the seconds of one scenario (or one call: "agent direct"; or the
  * wall seconds of all N files or pairs).
@@ -427,6 +431,35 @@ static double workers(void (*body)(int), int n, int p)
 	return now() - t0;
 }
 
+/* n mount + umount of a tmpfs, p workers at once; the wall seconds */
+static double umounts(int n, int p)
+{
+	double t0 = now();
+	int k;
+
+	CHECK(mount("floor", "/tmp", "tmpfs", 0, "mode=0755"));
+	for (k = 0; k < p; k++) {
+		pid_t w = fork();
+
+		CHECK(w);
+		if (w == 0) {
+			char dir[32];
+			int i;
+
+			snprintf(dir, sizeof dir, "/tmp/%d", k);
+			CHECK(mkdir(dir, 0755));
+			for (i = k; i < n; i += p) {
+				CHECK(mount("u", dir, "tmpfs", 0, NULL));
+				CHECK(umount2(dir, 0));
+			}
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	return now() - t0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 20, i;
@@ -434,7 +467,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || n < 1) {
 		fprintf(stderr, "usage: scenario_floor article|userns|empty|call N, "
-			"files|pairs N P\n");
+			"files|pairs|umount N P\n");
 		return 2;
 	}
 	/* this program's own private namespace: nothing reaches the host */
@@ -443,14 +476,16 @@ int main(int argc, char **argv)
 	procfd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	CHECK(procfd);
 	make_template();
-	if (strcmp(argv[1], "files") == 0 || strcmp(argv[1], "pairs") == 0) {
+	if (strcmp(argv[1], "files") == 0 || strcmp(argv[1], "pairs") == 0 ||
+	    strcmp(argv[1], "umount") == 0) {
 		int p = argc > 3 ? atoi(argv[3]) : 1;
 
 		if (p < 1) {
 			fprintf(stderr, "scenario_floor: P >= 1 expected\n");
 			return 2;
 		}
-		printf("%.9f\n", workers(argv[1][0] == 'f' ? file : pair, n, p));
+		printf("%.9f\n", argv[1][0] == 'u' ? umounts(n, p)
+		       : workers(argv[1][0] == 'f' ? file : pair, n, p));
 		return 0;
 	}
 	if (strcmp(argv[1], "call") == 0) {
