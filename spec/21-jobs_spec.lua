@@ -241,19 +241,37 @@ describe("mountns run -j N", function()
     -- the script's process is the scenario process's parent: until it
     -- reaps it, /proc/PID stays (running its teardown, or a zombie). The
     -- script sees it there once scenario() returned; after the run it is
-    -- gone (reaped, by the script's process before it ended)
+    -- gone (reaped, by the script's process before it ended). The
+    -- scenario's teardown (closing its namespaces, after the result is
+    -- sent) waits on a pipe until the script has looked: its process
+    -- cannot have ended (and been reaped at once) before
     local a = write("reaped.lua", [[
       local mountns = require "mountns"
       local expect = require "mountns.expect"
+      local core = require "mountns.core"
+      -- the template's process made first: it must not hold the pipe
+      require("mountns.scenario").template()
+      local r, w = assert(core.pipe())
       local pid = mountns.scenario("reaped", function(ns)
+        core.close_fd(w)
         ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
         expect.mounted(ns, "/X")
-        return require("mountns.core").getpid()
+        local Namespace = getmetatable(ns)
+        local close = Namespace.close
+        Namespace.close = function(...)
+          -- until the script closed w (a bound: where the script waited
+          -- for this exit, it goes on after 20 s and sees it reaped)
+          core.read_all(r, 20)
+          return close(...)
+        end
+        return core.getpid()
       end)
+      core.close_fd(r)
       local f = io.open("/proc/" .. pid .. "/stat")
       print("scenario process " .. pid .. (f and " not reaped yet" or " reaped"))
       if f then f:close() end
       io.stdout:flush()
+      core.close_fd(w)
     ]])
     local out = cli("run -j 1 --tap " .. a)
     local pid = out:match("# scenario process (%d+) ")
