@@ -58,6 +58,45 @@ describe("layers", function()
     assert.equal("function a true true", out)
   end)
 
+  it("two spec files in one busted process, with a helper that requires mountns, both pass",
+     function()
+    -- busted's insulation unloads what a spec file loaded, not what the
+    -- helper did (mountns): a field of mountns read in the first file
+    -- (mountns.scenario, loaded then) must not keep that file's copy of
+    -- mountns.scenario and mountns.namespace for the second, whose
+    -- mountns.expect loads a new one (before: expect.propagates rejected
+    -- the scenario's namespaces, "with a scenario namespace")
+    local dir = helper.tempdir()
+    helper.write(dir, "helper.lua", 'require "mountns"\n')
+    local body = [[
+      local mountns = require "mountns"
+      local expect = require "mountns.expect"
+      describe("F", function() it("expect in a scenario", function()
+        assert.equal(require("mountns.scenario").scenario, mountns.scenario)
+        mountns.scenario(function(ns)
+          ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs"); ns:make_shared("/X")
+          local u = ns:unshare { propagation = "unchanged" }
+          ns:mkdir("/X/a")
+          expect.propagates(function() ns:mount("y", "/X/a", "tmpfs") end, { u, "/X/a" })
+        end)
+      end) end)
+    ]]
+    helper.write(dir, "a_spec.lua", (body:gsub("F", "a")))
+    helper.write(dir, "b_spec.lua", (body:gsub("F", "b")))
+    -- lua_cmd's paths, from the tree's root made absolute (busted runs in dir)
+    local abs = helper.sh("cd " .. ROOT .. " && pwd")
+    local build, interp = helper.lua_cmd():match("LUA_CPATH='[^']-(/build[^']*)' (%S+)$")
+    local lpath, cpath = abs .. "/lua/?.lua;" .. abs .. "/lua/?/init.lua;;", abs .. build
+    -- (busted --lua runs the interpreter through a shell, unquoted: the
+    -- paths go in the environment)
+    local out = helper.sh(string.format("cd %s && LUA_PATH='%s' LUA_CPATH='%s' busted --lua=%s "
+      .. "-o TAP --helper=helper.lua a_spec.lua b_spec.lua 2>&1; echo \"exit=$?\"",
+      dir, lpath, cpath, interp))
+    helper.sh("rm -r " .. dir)
+    assert.equal("ok 1 - a expect in a scenario\nok 2 - b expect in a scenario\n1..2\nexit=0",
+      out)
+  end)
+
   describe("the require graph (doc/layers.lua)", function()
     local layers = dofile(ROOT .. "/doc/layers.lua")
 

@@ -28,8 +28,10 @@ local shell = lazy.require "mountns.shell"
 local M = {}
 
 -- The fields that come from another module: field -> {module, its field},
--- each read from its module on its first read and kept in M (so
--- `mountns.explain == require("mountns.explain").explain`, as before).
+-- read from the module loaded now at every read, not kept in M (so
+-- `mountns.explain == require("mountns.explain").explain`, as before, even
+-- where busted's insulation unloaded the module between two spec files:
+-- see mountns.lazy).
 local FROM = {
   scenario = { scenario, "scenario" }, peer_groups = { scenario, "peer_groups" },
   diff = { diff, "diff" },
@@ -54,20 +56,20 @@ local FROM = {
   isolate = { isolate, "isolate" }, isolate_with = { isolate, "isolate_with" },
 }
 
-local function load_field(t, k)
+local function load_field(_, k)
   local from = FROM[k]
   if not from then return nil end
-  local v = from[1][from[2]]
-  rawset(t, k, v)
-  return v
+  return from[1][from[2]]
 end
 
 setmetatable(M, {
   __index = load_field,
   -- pairs(mountns) (Lua 5.2+) lists every field, loading the rest first
   __pairs = function(t)
-    for k in pairs(FROM) do load_field(t, k) end
-    return next, t, nil
+    local all = {}
+    for k, v in next, t do all[k] = v end
+    for k in pairs(FROM) do all[k] = load_field(t, k) end
+    return next, all, nil
   end,
 })
 

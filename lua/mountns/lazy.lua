@@ -15,30 +15,43 @@
 
 local M = {}
 
--- the stand-ins not loaded yet, in creation order (load_all's list)
-local pending = {}
+-- The stand-ins hold no module: each read looks the module up in
+-- package.loaded (one hash lookup more than a plain field read), so a
+-- module unloaded and loaded again (busted's insulation removes from
+-- package.loaded what a spec file loaded) is read as the copy loaded now,
+-- the one the caller's other requires return; a stand-in that kept its
+-- first copy would mix two copies of a module (two namespace classes:
+-- expect rejecting a scenario's namespaces).
+
+-- the names deferred, in creation order, once each (load_all's list)
+local names, listed = {}, {}
 
 local function read_only(proxy)
   error("mountns.lazy: " .. getmetatable(proxy).name .. " is read-only through its stand-in", 2)
 end
 
--- the first field read: load the module, then every later read goes
--- straight to it (the stand-in's __index becomes the module's table)
-local function first_read(proxy, k)
-  local mt = getmetatable(proxy)
-  local mod = require(mt.name)
-  mt.__index = mod
-  return mod[k]
+-- the module now: the loaded one, else required here
+local function module(name)
+  local mod = package.loaded[name]
+  if mod == nil then mod = require(name) end
+  return mod
 end
 
---- A stand-in for module `name`: the first read of any of its fields
--- requires the module (an error loading it is raised there, by that read).
+local function read(proxy, k)
+  return module(getmetatable(proxy).name)[k]
+end
+
+--- A stand-in for module `name`: every read of one of its fields reads
+-- the module loaded under that name, the first one requires it (an error
+-- loading it is raised there, by that read).
 -- @tparam string name a module name, e.g. "mountns.model"
 -- @treturn table the stand-in (fields read through to the module)
 function M.require(name)
-  local proxy = setmetatable({}, { name = name, __index = first_read, __newindex = read_only })
-  pending[#pending + 1] = proxy
-  return proxy
+  if not listed[name] then
+    listed[name] = true
+    names[#names + 1] = name
+  end
+  return setmetatable({}, { name = name, __index = read, __newindex = read_only })
 end
 
 --- Load the module behind a stand-in now (for a module whose loading does
@@ -46,23 +59,20 @@ end
 -- @tparam table proxy a stand-in from `lazy.require`
 -- @treturn table the module
 function M.load(proxy)
-  local mt = getmetatable(proxy)
-  if mt.__index == first_read then mt.__index = require(mt.name) end
-  return mt.__index
+  return module(getmetatable(proxy).name)
 end
 
 --- Load every module still deferred, and those they defer in turn: before
 -- a process leaves the host's file system (a scenario's child pivots to a
 -- fresh tmpfs, where package.path finds nothing), so that every function
--- works there. `mountns.scenario` calls it in the caller, before its first
+-- works there. `mountns.scenario` calls it in the caller, before each
 -- fork: each scenario child inherits the loaded modules.
 function M.load_all()
   local i = 1
-  while pending[i] do -- loading a module may add stand-ins to the list
-    M.load(pending[i])
+  while names[i] do -- loading a module may add names to the list
+    module(names[i])
     i = i + 1
   end
-  pending = {}
 end
 
 return M
