@@ -10,11 +10,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lmns.h"
@@ -630,11 +634,103 @@ elements of the list), passed to the kernel as given.
 @usage mountns.mount("/X", "/Y", nil, { mountns.MS.BIND, mountns.MS.REC })
 */
 
+/* The lock probe's child: what it is to do, and what it found (it shares
+ * the caller's memory, so it writes the answer here before it exits). */
+struct lmns_probe {
+	const char *path;
+	const char *op;		/* the call that failed */
+	int err;		/* its errno; 0: unmounted */
+};
+
+static int lmns_mount_probe_child(void *arg)
+{
+	struct lmns_probe *p = arg;
+
+	p->op = "unshare";
+	if (unshare(CLONE_NEWNS) != 0)
+		goto fail;
+	p->op = "mount";
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		goto fail;
+	p->op = "umount";
+	if (umount2(p->path, MNT_DETACH) != 0)
+		goto fail;
+	p->err = 0;
+	return 0;
+fail:
+	p->err = errno;
+	return 1;
+}
+
+/***
+Unmount (detach) target in a throw-away copy of the caller's mount
+namespace, made private first so that nothing propagates back: the
+kernel's answer to whether target could be unmounted here (`EINVAL` for
+a mount locked by a less privileged namespace, or for no mount). The copy
+is made by a child that shares the caller's memory (no copy of its page
+tables) and ends at once; the caller's namespace is not changed.
+@function umount_copy
+@tparam string target
+@treturn[1] boolean true: unmounted in the copy
+@return[2] nil
+@treturn[2] string "umount PATH: strerror (ENAME)" (or "unshare: ...",
+"mount /: ..." when the copy could not be made, "clone: ...")
+@treturn[2] int errno
+@see umount(2)
+*/
+static int lmns_mount_umount_copy(lua_State *L)
+{
+	struct lmns_probe p, *shared;
+	sigset_t all, old;
+	size_t size = 64 * 1024;
+	char *stack;
+	pid_t pid;
+
+	p.path = lmns_checkpath(L, 1);
+	p.op = "clone";
+	p.err = EIO;
+	/* the answer in a shared page: valgrind runs this clone as a fork */
+	shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+		return lmns_fail(L, errno, "clone", NULL, NULL);
+	*shared = p;
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
+		p.err = errno;
+		munmap(shared, sizeof *shared);
+		return lmns_fail(L, p.err, "clone", NULL, NULL);
+	}
+	/* no signal handler may run in the child, on the caller's memory */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = clone(lmns_mount_probe_child, stack + size,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, shared);
+	if (pid < 0)
+		shared->err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* vfork: the child has ended; reap it (its copy is gone then) */
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	p = *shared;
+	munmap(stack, size);
+	munmap(shared, sizeof *shared);
+	if (p.err == 0) {
+		lua_pushboolean(L, 1);
+		return 1;
+	}
+	if (p.op[0] == 'u' && p.op[1] == 'm')
+		return lmns_fail(L, p.err, "umount", p.path, NULL);
+	return lmns_fail(L, p.err, p.op, p.op[0] == 'm' ? "/" : NULL, NULL);
+}
+
 void lmns_mount_open(lua_State *L)
 {
 	static const luaL_Reg funcs[] = {
 		{ "mount", lmns_mount_mount },
 		{ "umount", lmns_mount_umount },
+		{ "umount_copy", lmns_mount_umount_copy },
 		{ "bind", lmns_mount_bind },
 		{ "move", lmns_mount_move },
 		{ "remount", lmns_mount_remount },

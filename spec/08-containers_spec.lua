@@ -90,6 +90,33 @@ describe("user-namespace rules", function()
     assert.are.equal(before, after)
   end)
 
+  it("core.umount_copy detaches in a private copy: the caller's namespace and the "
+    .. "shared peer keep the mount; a locked one gives EINVAL, a failure names the path",
+    function()
+    local core = require "mountns.core"
+    local r = scenario(function(sh1)
+      sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
+      sh1:mkdir("/X/sub"); sh1:mount("sub", "/X/sub", "tmpfs")
+      local peer = sh1:unshare { propagation = "unchanged" }
+      local u = sh1:unshare { user = true, propagation = "unchanged" }
+      local out = { copy = { sh1:run(core.umount_copy, "/X/sub") } }
+      out.still_here = sh1:mounts():find("/X/sub") ~= nil
+      out.still_in_peer = peer:mounts():find("/X/sub") ~= nil
+      -- through u's agent: a process of u's user namespace
+      out.locked = { u.agent:call(u.serial, "call", "umount_copy", "/X") }
+      out.missing = { sh1:run(core.umount_copy, "/nowhere") }
+      return out
+    end)
+    assert.are.same({ true }, r.copy)
+    assert.is_true(r.still_here)
+    assert.is_true(r.still_in_peer)
+    assert.is_nil(r.locked[1])
+    assert.are.equal(core.errno.EINVAL, r.locked[3])
+    assert.truthy(r.locked[2]:find("^umount /X: .*%(EINVAL%)$"), r.locked[2])
+    assert.are.equal(core.errno.ENOENT, r.missing[3])
+    assert.truthy(r.missing[2]:find("^umount /nowhere: "), r.missing[2])
+  end)
+
   it("a subtree that arrived by propagation is locked as a unit", function()
     local r = scenario(function(sh1)
       local u = less_privileged(sh1)

@@ -6,7 +6,6 @@
 -- @module mountns.ops
 
 local core = require "mountns.core"
-local child = require "mountns.child"
 
 local ops = {}
 
@@ -72,27 +71,19 @@ end
 --- Whether the mount at path is locked: try to unmount it in a throw-away
 -- copy of the namespace (same user namespace, so the locks are copied and
 -- none are added), made private first so the unmount cannot propagate
--- back. Returns true/false, or nil, "not mounted".
+-- back (`core.umount_copy`: a child that shares this process's memory,
+-- so no fork of a Lua process). Returns true/false, or nil, "not mounted".
 function ops.locked(path)
-  -- exit status: 0 unmounted, 1 locked, 2 not a mount point, 3 failed
-  local pid = assert(child.fork(function()
-    local ok, code = pcall(function()
-      assert(core.unshare { mount = true, propagation = "private" })
-      local t = assert(core.mountinfo())
-      if not t[1] then return 3 end
-      local found = false
-      for _, m in ipairs(t) do if m.target == path then found = true end end
-      if not found then return 2 end
-      local done, _, errno = core.umount(path, "detach")
-      if done then return 0 elseif errno == core.errno.EINVAL then return 1 end
-      return 3
-    end)
-    return ok and code or 3
-  end))
-  local _, code = core.waitpid(pid)
-  if code == 0 then return false end
-  if code == 1 then return true end
-  if code == 2 then return nil, "locked " .. path .. ": not a mount point" end
+  local t = core.mountinfo()
+  if not (t and t[1]) then return nil, "locked " .. path .. ": the probe failed" end
+  local found = false
+  for _, m in ipairs(t) do
+    if m.target == path then found = true; break end
+  end
+  if not found then return nil, "locked " .. path .. ": not a mount point" end
+  local done, _, errno = core.umount_copy(path)
+  if done then return false end
+  if errno == core.errno.EINVAL then return true end
   return nil, "locked " .. path .. ": the probe failed"
 end
 
