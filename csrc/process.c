@@ -91,8 +91,9 @@ static int lmns_process_pipe(lua_State *L)
 
 /***
 A connected pair of Unix stream sockets, both close-on-exec: a channel
-both ways (an agent's requests and replies). `write_fd` on a socket
-needs one system call (`send` with `MSG_NOSIGNAL`), on a pipe four.
+both ways. `write_fd` on a socket needs one system call (`send` with
+`MSG_NOSIGNAL`), on a pipe four; a round trip through two pipes still
+costs less than through a socket (agents use pipes: bench/RESULTS.md).
 @function socketpair
 @treturn[1] int one end
 @treturn[1] int the other end
