@@ -643,25 +643,72 @@ static int lmns_process_exit(lua_State *L)
  * copy), and the collector is stopped, so old objects are not written.
  * Blocks of the arena are never reused (freeing one does nothing); blocks
  * of the old heap are freed and resized by the old allocator. When the
- * arena is full, new blocks come from the old allocator, and every
- * ARENA_GC_EVERY bytes after that one request fails: Lua 5.4 answers a
- * failed allocation with an emergency full collection (also when the
- * collector is stopped) and asks again, which the old allocator serves, so
- * memory stays bounded by the live data plus the arena plus that period.
- * Lua 5.1-5.3 and LuaJIT run no collection on a failed allocation when the
- * collector is stopped: there, nothing is done.
+ * arena is full, new blocks come from the old allocator. Every period
+ * (16 MB allocated, arena or not, unless the caller gives another) a full collection runs: the allocator
+ * sets a count hook (lua_sethook may be called at any time, even from a
+ * signal handler), which at the next instruction puts the thread's
+ * previous hook back and runs lua_gc(LUA_GCCOLLECT), a normal collection
+ * that also calls the finalizers (__gc: a file left open is closed). An
+ * emergency collection, which Lua 5.4 runs when an allocation fails (also
+ * when the collector is stopped), calls none: the file descriptors of
+ * unclosed files would pile up. Should the hook not have run by the next
+ * period (the thread that called fresh_heap is not the one allocating),
+ * the next request the arena cannot serve fails instead: the emergency
+ * collection, then the old
+ * allocator serves it, so memory stays bounded by the live data plus the
+ * arena plus that period. Lua 5.1-5.3 and LuaJIT run no collection on a
+ * failed allocation when the collector is stopped: there, nothing is done.
  */
 #if LUA_VERSION_NUM >= 504
 #define ARENA_ALIGN 16
-#define ARENA_GC_EVERY ((size_t)16 << 20)
 
 struct lmns_arena {
 	char *top, *end, *base;
 	lua_Alloc old;
 	void *oldud;
-	size_t since_gc;	/* bytes from the old allocator since a collection */
+	size_t since_gc;	/* bytes allocated since a collection */
+	size_t every;		/* the period of the collections, in bytes */
 	int failed;		/* the last growth failed on purpose */
+	lua_State *L;		/* the thread that called fresh_heap: the hook's */
+	int hooked;		/* the collection's hook is set, not run yet */
+	lua_Hook oldhook;	/* the thread's hook before it, put back by it */
+	int oldmask, oldcount;
 };
+
+static struct lmns_arena *lmns_arena_current;	/* one per process */
+
+/* The count hook that the allocator set: the previous hook back, then a
+ * full collection with its finalizers. */
+static void lmns_arena_hook(lua_State *L, lua_Debug *ar)
+{
+	struct lmns_arena *a = lmns_arena_current;
+
+	(void)ar;
+	if (!a || !a->hooked)
+		return;
+	a->hooked = 0;
+	lua_sethook(L, a->oldhook, a->oldmask, a->oldcount);
+	a->since_gc = 0;
+	lua_gc(L, LUA_GCCOLLECT, 0);
+}
+
+/* Count n bytes allocated; past the period, set the collection's hook.
+ * Returns 1 when the last period's hook has not run yet. */
+static int lmns_arena_count(struct lmns_arena *a, size_t n)
+{
+	a->since_gc += n;
+	if (a->since_gc < a->every)
+		return 0;
+	a->since_gc = 0;
+	if (a->hooked)
+		return 1;
+	a->oldhook = lua_gethook(a->L);
+	a->oldmask = lua_gethookmask(a->L);
+	a->oldcount = lua_gethookcount(a->L);
+	a->hooked = 1;
+	lua_sethook(a->L, lmns_arena_hook, LUA_MASKCOUNT, 1);
+	return 0;
+}
 
 static int lmns_arena_owns(const struct lmns_arena *a, const void *p)
 {
@@ -688,17 +735,16 @@ static void *lmns_arena_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	if (size <= (size_t)(a->end - a->top)) {
 		p = a->top;
 		a->top += size;
+		lmns_arena_count(a, size);
 	} else {
-		if (!a->failed && a->since_gc >= ARENA_GC_EVERY) {
+		if (!a->failed && lmns_arena_count(a, nsize)) {
 			a->failed = 1;	/* Lua collects, then asks again */
-			a->since_gc = 0;
 			return NULL;
 		}
 		a->failed = 0;
 		p = a->old(a->oldud, NULL, 0, nsize);
 		if (!p)
 			return NULL;
-		a->since_gc += nsize;
 	}
 	if (ptr)
 		memcpy(p, ptr, osize);
@@ -712,11 +758,13 @@ parent's code): allocate the Lua state's new blocks from a fresh private
 arena of `mb` megabytes and stop the collector, so the child writes
 fewer of the pages it shares copy-on-write with its parent (each one a
 page fault and a copy). Memory stays bounded: once the arena is full,
-blocks come from the old allocator and a full collection runs every
-16 MB. Lua 5.4 only (elsewhere it does nothing and returns false). A
-process cannot undo it: never call it in a process that goes on.
+blocks come from the old allocator; a full collection runs every
+`every` MB allocated (with the finalizers: `__gc`). Lua 5.4 only
+(elsewhere it does nothing and returns false). A process cannot undo
+it: never call it in a process that goes on.
 @function fresh_heap
 @tparam[opt=16] int mb the arena's size
+@tparam[opt=16] number every MB allocated between two collections
 @treturn[1] boolean true: done; false: not on this Lua
 @return[2] nil
 @treturn[2] string "fresh_heap: strerror (ENAME)" (mmap failed)
@@ -725,8 +773,11 @@ process cannot undo it: never call it in a process that goes on.
 static int lmns_process_fresh_heap(lua_State *L)
 {
 	lua_Integer mb = luaL_optinteger(L, 1, 16);
+	lua_Number every = luaL_optnumber(L, 2, 16);
 
 	luaL_argcheck(L, mb >= 1 && mb <= 4096, 1, "a size in MB from 1 to 4096 expected");
+	luaL_argcheck(L, every >= 0.0625 && every <= 4096, 2,
+		      "a period in MB from 0.0625 to 4096 expected");
 #if LUA_VERSION_NUM >= 504
 	{
 		size_t len = (size_t)mb << 20;
@@ -741,7 +792,13 @@ static int lmns_process_fresh_heap(lua_State *L)
 		a->top = a->base + ((sizeof *a + ARENA_ALIGN - 1)
 				    & ~(size_t)(ARENA_ALIGN - 1));
 		a->since_gc = 0;
+		a->every = (size_t)(every * (1 << 20));
 		a->failed = 0;
+		a->L = L;	/* kept from the collector: the hook's thread */
+		lua_pushthread(L);
+		luaL_ref(L, LUA_REGISTRYINDEX);
+		a->hooked = 0;
+		lmns_arena_current = a;
 		a->old = lua_getallocf(L, &a->oldud);
 		lua_gc(L, LUA_GCSTOP, 0);
 		lua_setallocf(L, lmns_arena_alloc, a);
