@@ -302,6 +302,35 @@ describe("mountns run -j N", function()
     assert.is_nil(io.open("/proc/" .. pid .. "/stat"))
   end)
 
+  it("a script ending with os.exit leaves no scenario process behind", function()
+    -- its scenarios' processes were reaped only after the script returned:
+    -- os.exit skipped that, the last one was left to PID 1 (a zombie where
+    -- PID 1 does not reap). os.exit reaps them first now
+    local a = write("exit.lua", [[
+      local mountns = require "mountns"
+      local core = require "mountns.core"
+      local pids = {}
+      for i = 1, 3 do
+        pids[i] = mountns.scenario("s" .. i, function(ns)
+          ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
+          return core.getpid()
+        end)
+      end
+      print("pids " .. table.concat(pids, " "))
+      io.stdout:flush()
+      os.exit(0)
+    ]])
+    local out = cli("run -j 1 " .. a)
+    local pids = out:match("pids ([%d ]+)")
+    assert.is_string(pids, out)
+    local left = {}
+    for pid in pids:gmatch("%d+") do
+      if io.open("/proc/" .. pid .. "/stat") then left[#left + 1] = pid end
+    end
+    assert.same({}, left)
+    assert.matches("3 passed, 1 failed\nexit=1$", out)
+  end)
+
   it("SIGINT kills every running file's process: summary so far, exit 130", function()
     local slow = [[
       local mountns = require "mountns"

@@ -89,6 +89,18 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
   -- a scenario's result goes to the runner while its process ends (the
   -- teardown of its namespaces); those processes are reaped after "done"
   isolate.reap_later()
+  -- os.exit in the script ends this process without the reap(true) below:
+  -- its scenarios' processes would be left to PID 1, which need not reap
+  -- them (zombies). They are reaped first (in this process only: a
+  -- scenario's child inherits the wrapper)
+  local exit, me = os.exit, core.getpid()
+  rawset(os, "exit", function(...)
+    if core.getpid() == me then
+      io.stdout:flush()
+      isolate.reap(true)
+    end
+    return exit(...)
+  end)
   local ok, err = pcall(function()
     assert(core.dup2(out_w, 1))
     core.close_fd(out_w)
