@@ -363,6 +363,62 @@ describe("mountns run -j N", function()
     end
   end)
 
+  -- a script whose scenario's teardown hangs (30 s, then it writes "ended"
+  -- to the file `mark`.teardown): its process, after "done", waits for the
+  -- scenario's (a leftover for the runner); `mark` is written by the script
+  -- after its last scenario
+  local function hanging(mark)
+    return [[
+      local mountns = require "mountns"
+      local core = require "mountns.core"
+      -- opened here: a scenario's / is a tmpfs of its own
+      local t = assert(io.open("]] .. mark .. [[.teardown", "w"))
+      mountns.scenario("hangs", function(ns)
+        ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
+        local Namespace = getmetatable(ns)
+        Namespace.close = function()
+          local r = core.pipe() -- its write end stays open: 30 s
+          core.read_all(r, 30)
+          t:write("ended"); t:close()
+        end
+        return true
+      end)
+      t:close()
+      local f = assert(io.open("]] .. mark .. [[", "w")); f:close()
+    ]]
+  end
+
+  local function read(path)
+    local f = assert(io.open(path))
+    local s = f:read("*a")
+    f:close()
+    return s
+  end
+
+  it("SIGINT while the run waits for a script's leftover processes kills them, exit 130",
+     function()
+    -- before: that wait blocked SIGINT (signalfd) and had no limit: Ctrl-C
+    -- did nothing until the teardown ended (30 s here)
+    local a = write("hang.lua", hanging(dir .. "/hang.mark"))
+    local rc = helper.sh("cd " .. ROOT .. " && { setsid " .. helper.lua_cmd()
+      .. " bin/mountns run " .. a .. " >" .. dir .. "/hang.out 2>&1 & pid=$!; "
+      .. "for i in $(seq 200); do [ -e " .. dir .. "/hang.mark ] && break; sleep 0.05; done; "
+      .. "sleep 0.2; kill -INT -$pid; wait $pid; echo $?; }")
+    local out = read(dir .. "/hang.out")
+    assert.are.equal("130", rc, out)
+    assert.are.equal("ok   hangs\n1 passed, 0 failed (interrupted)\n", untimed(out))
+    assert.are.equal("", read(dir .. "/hang.mark.teardown")) -- it never ended
+  end)
+
+  it("the run waits for a script's leftover processes for its timeout at most", function()
+    local a = write("hang2.lua", hanging(dir .. "/hang2.mark"))
+    -- before: the run ended when the teardown did (30 s); now it is
+    -- killed 1 s after the last report, its teardown never ended
+    local out = cli("run --timeout 1 " .. a)
+    assert.are.equal("ok   hangs\n1 passed, 0 failed\nexit=0", untimed(out))
+    assert.are.equal("", read(dir .. "/hang2.mark.teardown"))
+  end)
+
   describe("usage", function()
     for _, bad in ipairs { "-j 0", "-j x", "--jobs -1", "-j 1.5", "--jobs" } do
       it("'" .. bad .. "' is a usage error, exit 2", function()

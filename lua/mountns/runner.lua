@@ -484,6 +484,24 @@ function M.run(files, opts)
     -- the processes still ending after their "done" (reaping their
     -- scenarios' processes) too: the run stops at once, whatever they wait for
     for _, pid in ipairs(exiting) do core.kill(pid, "KILL") end
+  else
+    -- the same processes, after the last report: waited for with Ctrl-C
+    -- heard (SIGINT is read from sigfd, not delivered: it kills them and the
+    -- run ends as interrupted), for the run's timeout at most (then killed):
+    -- one that hangs (a scenario's teardown) does not hold the run
+    local deadline, tick = core.clock() + (opts.timeout or 60), 0.001
+    reap()
+    while exiting[1] do
+      local left = deadline - core.clock()
+      local sig = left > 0 and core.wait_any(math.min(tick, left), sigfd)
+      if left <= 0 or sig then
+        interrupted = sig and true or false
+        for _, pid in ipairs(exiting) do core.kill(pid, "KILL") end
+        break
+      end
+      tick = math.min(tick * 2, 0.05)
+      reap()
+    end
   end
   reap(true)
   core.close_fd(sigfd)
