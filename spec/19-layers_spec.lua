@@ -5,12 +5,7 @@ local helper = require "helper"
 
 local ROOT = helper.ROOT
 
-local function read(path)
-  local f = assert(io.open(path))
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read = helper.read
 
 local function modules()
   local list = {}

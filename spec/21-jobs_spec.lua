@@ -388,12 +388,7 @@ describe("mountns run -j N", function()
     ]]
   end
 
-  local function read(path)
-    local f = assert(io.open(path))
-    local s = f:read("*a")
-    f:close()
-    return s
-  end
+  local read = helper.read
 
   it("SIGINT while the run waits for a script's leftover processes kills them, exit 130",
      function()

@@ -121,6 +121,14 @@ function helper.tempdir()
   return dir
 end
 
+--- The whole content of a file (the spec fails if it cannot be read).
+function helper.read(path)
+  local f = assert(io.open(path))
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
 --- Write text to the file dir/name (name may hold directories: they are
 -- made); returns its path.
 function helper.write(dir, name, text)

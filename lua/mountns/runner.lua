@@ -388,12 +388,7 @@ function M.run(files, opts)
   -- Reap the processes of `exiting` that have ended (all of them, waiting,
   -- with `wait`).
   local function reap(wait)
-    for i = #exiting, 1, -1 do
-      if wait or core.waitpid(exiting[i], "nohang") ~= "running" then
-        if wait then core.waitpid(exiting[i]) end
-        table.remove(exiting, i)
-      end
-    end
+    isolate.reap_list(exiting, wait)
   end
 
   -- The script's report is complete: its "done" frame is in, or its pipe
