@@ -199,6 +199,11 @@ static void lmns_heap_wrap(lua_State *L)
 
 void lmns_heap_open(lua_State *L)
 {
+	const char *env = getenv("MOUNTNS_HUGE_PAGES");
+
+	/* a value meant as "off" (no, false) must not leave it on unseen */
+	if (env && *env && strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
+		luaL_error(L, "mountns.core: MOUNTNS_HUGE_PAGES must be 0 or 1, got '%s'", env);
 #if defined(__GLIBC__) && !defined(LUA_LJDIR)
 	lmns_heap_wrap(L);
 #else

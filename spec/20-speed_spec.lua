@@ -402,6 +402,16 @@ describe("the caller's heap in huge pages (csrc/heap.c)", function()
     assert.are.equal("0", code, out)
     assert.are.equal(0, kb, out)
   end)
+
+  it("refuses a MOUNTNS_HUGE_PAGES other than 0 or 1, naming it", function()
+    for _, v in ipairs { "no", "off", "2" } do
+      local out = helper.sh("MOUNTNS_HUGE_PAGES=" .. v .. " " .. helper.lua_cmd()
+        .. [[ -e 'require "mountns"' 2>&1; echo "exit=$?"]])
+      assert.truthy(out:find("mountns.core: MOUNTNS_HUGE_PAGES must be 0 or 1, got '"
+        .. v .. "'", 1, true), out)
+      assert.truthy(out:find("exit=1", 1, true), out)
+    end
+  end)
 end)
 
 describe("a scenario's result", function()
