@@ -798,6 +798,20 @@ static int lmns_process_fresh_heap(lua_State *L)
 		lua_pushthread(L);
 		luaL_ref(L, LUA_REGISTRYINDEX);
 		a->hooked = 0;
+		/* a second call (a scenario's child of a script's process,
+		 * both with fresh_heap): the first arena only forwards from
+		 * now on; its pending hook, which reads the current arena,
+		 * is undone here (it would stay set, run at every
+		 * instruction) */
+		if (lmns_arena_current) {
+			struct lmns_arena *o = lmns_arena_current;
+
+			if (o->hooked) {
+				lua_sethook(o->L, o->oldhook, o->oldmask, o->oldcount);
+				o->hooked = 0;
+			}
+			o->every = (size_t)-1;
+		}
 		lmns_arena_current = a;
 		a->old = lua_getallocf(L, &a->oldud);
 		lua_gc(L, LUA_GCSTOP, 0);

@@ -638,8 +638,10 @@ static int lmns_statmount_listmount(lua_State *L)
 	}
 	if (stat) {
 		lmns_smbuf_init(L, &b, &first);
-		pipe = n >= LMNS_PIPE_MIN ? lmns_pipe_start(L, ids, n, nsid,
-							    mask) : NULL;
+		/* the helper thread may outlive this frame (joined by the
+		 * job's __gc after an error): never the stack's IDs */
+		pipe = n >= LMNS_PIPE_MIN && ids != first_ids
+			? lmns_pipe_start(L, ids, n, nsid, mask) : NULL;
 		lmns_builder_init(L, &rb);
 	}
 	lua_createtable(L, (int)n, 0);

@@ -236,6 +236,25 @@ describe("mountns run -j N", function()
       .. "\nok 1 - heap\n1..1\n# 1 passed, 0 failed\nexit=0", cli("run -j 1 --tap " .. a))
   end)
 
+  it54("a scenario's child allocating past both arenas keeps no hook running", function()
+    -- the script's process and its scenario's child both use fresh_heap:
+    -- the first arena once set its collection hook on the child's thread
+    -- when the second forwarded to it, and the hook (reading the second
+    -- arena) never took itself off: a hook at every instruction after
+    local a = write("nested.lua", [[
+      local mountns = require "mountns"
+      local hooked = mountns.scenario(function()
+        local t = {}
+        for i = 1, 5000 do t[i] = string.rep("y", 10000) .. i end
+        return debug.gethook() ~= nil
+      end)
+      print("hook after 50 MB: " .. tostring(hooked))
+      io.stdout:flush()
+    ]] .. passing("nested", "n"))
+    assert.are.equal("TAP version 14\nok 1 - (unnamed scenario)\n# hook after 50 MB: false"
+      .. "\nok 2 - nested\n1..2\n# 2 passed, 0 failed\nexit=0", cli("run -j 1 --tap " .. a))
+  end)
+
   it54("a script's unclosed files are closed by its collections, as in plain Lua", function()
     -- the collector stays stopped in the script's process, but a full
     -- collection with its finalizers runs each time the script allocated

@@ -155,7 +155,7 @@ function M.start(parent, userns, propagation, serial)
     end
     return 0
   end)
-  if req_r ~= rep_w then core.close_fd(req_r) end
+  core.close_fd(req_r)
   core.close_fd(rep_w)
   if not pid then
     core.close_fd(req_w); core.close_fd(rep_r)

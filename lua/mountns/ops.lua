@@ -81,10 +81,12 @@ function ops.locked(path)
     if m.target == path then found = true; break end
   end
   if not found then return nil, "locked " .. path .. ": not a mount point" end
-  local done, _, errno = core.umount_copy(path)
+  local done, err, errno = core.umount_copy(path)
   if done then return false end
-  if errno == core.errno.EINVAL then return true end
-  return nil, "locked " .. path .. ": the probe failed"
+  -- EINVAL of the copy's umount only: the make-private step before it
+  -- can fail with EINVAL too (a chroot whose / is not a mount)
+  if errno == core.errno.EINVAL and err:find("^umount ") then return true end
+  return nil, "locked " .. path .. ": the probe failed: " .. err
 end
 
 return ops

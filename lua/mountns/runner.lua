@@ -85,7 +85,7 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
   -- allocated as much as the heap held, as the collector's default pause
   -- would: a script opening files without closing them runs out of file
   -- descriptors no sooner than in plain Lua
-  core.fresh_heap(16, math.max(1, collectgarbage("count") / 1024))
+  core.fresh_heap(16, math.min(4096, math.max(1, collectgarbage("count") / 1024)))
   -- a scenario's result goes to the runner while its process ends (the
   -- teardown of its namespaces); those processes are reaped after "done"
   isolate.reap_later()
@@ -203,12 +203,12 @@ function M.run(files, opts)
   local tap = opts.tap
   local out = io.stdout
   local n, passed, failed = 0, 0, 0
-  local sigfd, serr = core.signalfd("INT")
-  if not sigfd then return nil, serr end
   -- once here, not in every script's process: the modules a script
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
   lazy.load_all()
+  local sigfd, serr = core.signalfd("INT")
+  if not sigfd then return nil, serr end
   -- the scenarios' template namespace, once here too: a script's process,
   -- root, is in the runner's user namespace and reuses it (not root, its
   -- private namespace is in a user namespace of its own, where its first
