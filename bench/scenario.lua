@@ -14,7 +14,10 @@
 --     (ns:exists in the scenario's process) and against the C floor of
 --     both (a one-byte pipe round trip to a process that calls access(2),
 --     and access(2) itself);
---   * expect.locked (a throw-away copy of the namespace, by the agent).
+--   * expect.locked (a throw-away copy of the namespace, by the agent);
+--   * the bound under every scenario: fork + _exit + waitpid of this Lua
+--     process (mountns loaded, as a scenario's caller) against the same
+--     of the C program (`scenario_floor fork`), nothing done in the child.
 -- Everything runs inside private mount namespaces (the C program makes its
 -- own first). Builds build/scenario_floor with cc when it is missing or
 -- older than its source.
@@ -43,6 +46,7 @@ local ROUNDS = tonumber(arg and arg[1]) or 15
 local RUNS = tonumber(arg and arg[2]) or 20
 local SHELL_RUNS = math.max(1, math.floor(RUNS / 4)) -- the shell is ~50x slower
 local CALLS, LOCKS = 2000, 20
+local FORKS = RUNS * 5 -- fork + _exit + waitpid a round
 local dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench"
 local floor = bench.floor(dir) -- built when missing or older than its source
 
@@ -98,6 +102,18 @@ local function tree_run(tree, n)
   return assert(tonumber(out), "bench/scenario.lua --article: " .. out)
 end
 
+-- seconds of one fork + _exit + waitpid of this process
+local function forks(n)
+  local t0 = core.clock()
+  for _ = 1, n do
+    local pid = assert(core.fork())
+    if pid == 0 then core._exit(0) end
+    local how, status = core.waitpid(pid)
+    assert(how == "exited" and status == 0, "the forked child failed")
+  end
+  return (core.clock() - t0) / n
+end
+
 local BEFORE = os.getenv("BEFORE")
 
 local CONTENDERS = {
@@ -115,6 +131,10 @@ local CONTENDERS = {
     run = function() return (bench.timed(RUNS, mountns.scenario, userns)) end },
   { key = "c_userns", name = "C floor: user-namespace scenario",
     run = function() return floor_run("userns", RUNS) end },
+  { key = "lua_fork", name = "mountns: fork + _exit + waitpid (this process)",
+    run = function() return forks(FORKS) end },
+  { key = "c_fork", name = "C floor: fork + _exit + waitpid",
+    run = function() return floor_run("fork", FORKS) end },
 }
 
 if BEFORE and BEFORE ~= "" then
@@ -138,6 +158,7 @@ local RATIOS = {
   { "agent call / direct call (mountns; target <= 2)", "lua_agent", "lua_direct" },
   { "agent call: mountns / C floor (a pipe round trip)", "lua_agent", "c_agent" },
   { "direct call: mountns / C access(2)", "lua_direct", "c_direct" },
+  { "fork + _exit + waitpid: this Lua process / C", "lua_fork", "c_fork" },
 }
 if BEFORE and BEFORE ~= "" then
   RATIOS[#RATIOS + 1] = { "article: this tree / BEFORE's (child processes)", "after_article",
@@ -165,7 +186,8 @@ end
 
 local load = bench.loadavg()
 print(string.format("scenario bench: %d rounds (%d scenarios, %d shell runs, %d calls, "
-  .. "%d expect.locked a round), loadavg %s", ROUNDS, RUNS, SHELL_RUNS, CALLS, LOCKS, load))
+  .. "%d expect.locked, %d forks a round), loadavg %s", ROUNDS, RUNS, SHELL_RUNS, CALLS,
+  LOCKS, FORKS, load))
 print("median of the rounds:")
 for _, c in ipairs(CONTENDERS) do
   print(string.format("  %-46s %9.3f ms", c.name, bench.median(times[c.key]) * 1e3))

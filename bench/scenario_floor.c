@@ -6,6 +6,10 @@
  *   scenario_floor article N   the seed article's scenario N times
  *   scenario_floor userns N    the user-namespace scenario N times
  *   scenario_floor empty N     an empty scenario N times
+ *   scenario_floor fork N      N fork + _exit + waitpid of this program (the
+ *                              parent's part of every scenario, nothing in
+ *                              the child: what bench/scenario.lua puts the
+ *                              same of its own Lua process over)
  *   scenario_floor call N      N round trips to an agent (a pipe to a
  *                              process in another user namespace that
  *                              does access(2)) and N access(2) calls done
@@ -366,6 +370,24 @@ static void one(int (*body)(void))
 	waitpid(pid, &st, 0);
 }
 
+/* fork + _exit + waitpid: the seconds of one */
+static double forks(int n)
+{
+	double t0 = now();
+	pid_t pid;
+	int i, st;
+
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		CHECK(pid);
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			die("waitpid");
+	}
+	return (now() - t0) / n;
+}
+
 /* a file's process under mountns run: a private copy of the caller's
  * namespace (the runner's script child), one scenario, "done", exit */
 static void file(int w)
@@ -466,7 +488,7 @@ int main(int argc, char **argv)
 	double t0;
 
 	if (argc < 2 || n < 1) {
-		fprintf(stderr, "usage: scenario_floor article|userns|empty|call N, "
+		fprintf(stderr, "usage: scenario_floor article|userns|empty|call|fork N, "
 			"files|pairs|umount N P\n");
 		return 2;
 	}
@@ -486,6 +508,10 @@ int main(int argc, char **argv)
 		}
 		printf("%.9f\n", argv[1][0] == 'u' ? umounts(n, p)
 		       : workers(argv[1][0] == 'f' ? file : pair, n, p));
+		return 0;
+	}
+	if (strcmp(argv[1], "fork") == 0) {
+		printf("%.9f\n", forks(n));
 		return 0;
 	}
 	if (strcmp(argv[1], "call") == 0) {
