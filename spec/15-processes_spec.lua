@@ -278,8 +278,8 @@ describe("processes", function()
         collectgarbage(); collectgarbage()
         local k0, h0 = collectgarbage("count"), hwm()
         local t = mountns.isolate(function()
-          local r = {}
-          for i = 1, 100000 do r[i] = ("x"):rep(100) .. i end
+          local r, x10 = {}, ("x"):rep(10)
+          for i = 1, 100000 do r[i] = x10:rep(10) .. i end
           return r
         end)
         local h1 = hwm()

@@ -245,7 +245,8 @@ describe("mountns run -j N", function()
       local mountns = require "mountns"
       local hooked = mountns.scenario(function()
         local t = {}
-        for i = 1, 5000 do t[i] = string.rep("y", 10000) .. i end
+        local y1k = string.rep("y", 1000) -- rep copies a piece at a time
+        for i = 1, 5000 do t[i] = string.rep(y1k, 10) .. i end
         return debug.gethook() ~= nil
       end)
       print("hook after 50 MB: " .. tostring(hooked))
@@ -264,10 +265,11 @@ describe("mountns run -j N", function()
     local a = write("gc.lua", [[
       local core = require "mountns.core"
       local n0, n = assert(core.open_fds()), 0
+      local x1k = string.rep("x", 1000) -- rep copies a piece at a time
       for i = 1, 1500 do
         if not io.open("/dev/null") then break end
         n = n + 1
-        local s = string.rep("x", 10000) .. i -- luacheck: ignore s
+        local s = string.rep(x1k, 10) .. i -- luacheck: ignore s
       end
       local open = assert(core.open_fds()) - n0
       print("opened " .. n .. (open < 500 and ", fewer than 500 open" or ", " .. open .. " open"))
