@@ -133,7 +133,18 @@ static int lmns_frame_send_values(lua_State *L)
 	if (cap > sizeof stack)
 		buf = lua_newuserdata(L, cap);
 	len = FRAME_HEAD;
-	len += (size_t)sprintf(buf + len, "%d;", nvals);
+	{	/* the count in decimal, as "%d;" (by hand: printf costs more
+		 * than the rest of the encoding) */
+		char digits[12];
+		int nd = 0, v = nvals;
+
+		do
+			digits[nd++] = (char)('0' + v % 10);
+		while ((v /= 10) > 0);
+		while (nd > 0)
+			buf[len++] = digits[--nd];
+		buf[len++] = ';';
+	}
 	for (i = 3; i <= top; i++) {
 		unsigned long long z = 0;
 		int neg = 0;
@@ -162,11 +173,12 @@ static int lmns_frame_send_values(lua_State *L)
 		}
 	}
 	/* the header last: the body's length is known now */
-	{
-		char head[FRAME_HEAD + 1];
+	{	/* "o%08zx" */
+		size_t body = len - FRAME_HEAD;
 
-		snprintf(head, sizeof head, "o%08zx", len - FRAME_HEAD);
-		memcpy(buf, head, FRAME_HEAD);
+		buf[0] = 'o';
+		for (i = FRAME_HEAD - 1; i >= 1; i--, body >>= 4)
+			buf[i] = "0123456789abcdef"[body & 15];
 	}
 	err = lmns_write_all(fd, buf, len);
 	if (err)
@@ -198,12 +210,20 @@ static int frame_getvarint(const unsigned char **p, const unsigned char *end,
 	return 0;
 }
 
-/* Push the values of a body of scalars as a table with `n`; 0 (nothing
- * pushed) if the body holds anything else or is not well formed. */
-static int frame_decode(lua_State *L, const char *body, size_t len)
+/* The most values receive_frame returns on the stack (`unpacked`); a
+ * longer message comes as a table. */
+#define FRAME_UNPACKED 64
+
+/* Push the values of a body of scalars as a table with `n` (or, if
+ * `unpacked`, true and the values themselves, when there are at most
+ * FRAME_UNPACKED); the count of values pushed, 0 (nothing pushed) if the
+ * body holds anything else or is not well formed. */
+static int frame_decode(lua_State *L, const char *body, size_t len,
+			int unpacked)
 {
 	const unsigned char *p = (const unsigned char *)body, *end = p + len;
 	unsigned long long n = 0, i, z;
+	int base = lua_gettop(L);
 
 	if (p == end || *p < '0' || *p > '9')
 		return 0;
@@ -211,15 +231,25 @@ static int frame_decode(lua_State *L, const char *body, size_t len)
 		n = n * 10 + (unsigned long long)(*p++ - '0');
 	if (p == end || *p++ != ';' || n > len)
 		return 0;
-	lua_createtable(L, (int)n, 1);
+	if (unpacked && n > FRAME_UNPACKED)
+		return 0;	/* the caller asks again for a table */
+	if (unpacked) {
+		luaL_checkstack(L, (int)n + 1, "receive_frame");
+		lua_pushboolean(L, 1);
+	} else {
+		lua_createtable(L, (int)n, 1);
+	}
 	for (i = 1; i <= n; i++) {
 		int tag;
 
 		if (p == end)
 			break;
 		tag = *p++;
-		if (tag == 'n')
+		if (tag == 'n') {
+			if (unpacked)
+				lua_pushnil(L);
 			continue;
+		}
 		if (tag == 't' || tag == 'f') {
 			lua_pushboolean(L, tag == 't');
 		} else if (tag == 'p' || tag == 'm') {
@@ -236,12 +266,15 @@ static int frame_decode(lua_State *L, const char *body, size_t len)
 		} else {
 			break;
 		}
-		lua_rawseti(L, -2, (int)i);
+		if (!unpacked)
+			lua_rawseti(L, -2, (int)i);
 	}
 	if (i <= n || p != end) {
-		lua_pop(L, 1);
+		lua_settop(L, base);
 		return 0;
 	}
+	if (unpacked)
+		return (int)n + 1;
 	lua_pushinteger(L, (lua_Integer)n);
 	lua_setfield(L, -2, "n");
 	return 1;
@@ -265,6 +298,8 @@ when it fits a buffer: the read may take all the channel holds.
 @function receive_frame
 @tparam int fd
 @tparam int max the size limit of a body (mountns.child.MAX_BYTES)
+@tparam[opt] boolean unpacked an `o` frame of at most 64 scalars comes
+back as `true` and its values (no table: an agent call's reply)
 @treturn[1] string the kind letter
 @treturn[1] string|table the body; for an `o` frame of scalars only, its
 values (a table with `n`)
@@ -276,9 +311,10 @@ static int lmns_frame_receive(lua_State *L)
 {
 	int fd = (int)luaL_checkinteger(L, 1);
 	lua_Integer max = luaL_checkinteger(L, 2);
+	int unpacked = lua_toboolean(L, 3);
 	char stack[FRAME_STACK], *buf = stack;
 	size_t got = 0, want = FRAME_HEAD, len = 0;
-	int i;
+	int i, pushed;
 
 	while (got < want) {
 		ssize_t n = frame_read(fd, buf + got, (buf == stack ?
@@ -319,8 +355,11 @@ static int lmns_frame_receive(lua_State *L)
 	}
 	if (got > want)
 		goto corrupt;	/* a second frame: not one at a time */
+	if (unpacked && buf[0] == 'o' &&
+	    (pushed = frame_decode(L, buf + FRAME_HEAD, len, 1)) > 0)
+		return pushed;
 	lua_pushlstring(L, buf, 1);
-	if (buf[0] == 'o' && frame_decode(L, buf + FRAME_HEAD, len))
+	if (buf[0] == 'o' && frame_decode(L, buf + FRAME_HEAD, len, 0))
 		return 2;
 	lua_pushlstring(L, buf + FRAME_HEAD, len);
 	return 2;

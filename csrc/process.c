@@ -176,32 +176,52 @@ process becomes an error the caller can report.
  * Anything else (a pipe: send fails with ENOTSOCK before writing): SIGPIPE
  * is blocked around the write and a SIGPIPE it raised is consumed before
  * the mask is restored (one already pending is left alone): the process's
- * disposition of SIGPIPE stays what the embedding program set.
+ * disposition of SIGPIPE stays what the embedding program set. A SIGPIPE
+ * that was not blocked cannot be pending (it would have been delivered),
+ * so sigpending(2) is asked only when the caller had it blocked. An fd
+ * send found not to be a socket is remembered and written without the
+ * send next time (a hint only: the blocked write is right for any fd, a
+ * socket reusing the number just skips MSG_NOSIGNAL's shortcut). In a
+ * process that called ignore_sigpipe (an agent: no code of the user runs
+ * there) a write is one write(2): EPIPE comes back without a signal.
+ * An agent call's round trip: 5 system calls instead of 11.
  */
+static unsigned char write_notsock[1024 / 8];
+static int write_sigpipe_ignored;
+
 int lmns_write_all(int fd, const char *s, size_t len)
 {
 	size_t off = 0;
 	sigset_t pipe_set, old, pending;
-	int err = 0, was_pending;
+	int err = 0, was_pending = 0;
+	int hinted = fd >= 0 && fd < 1024 &&
+		(write_notsock[fd / 8] & (1u << (fd % 8)));
 
-	while (off < len) {
+	while (!write_sigpipe_ignored && !hinted && off < len) {
 		ssize_t n = send(fd, s + off, len - off, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == ENOTSOCK && off == 0)
+		if (n < 0 && errno == ENOTSOCK && off == 0) {
+			if (fd >= 0 && fd < 1024)
+				write_notsock[fd / 8] |= (unsigned char)(1u << (fd % 8));
 			break;	/* not a socket: the write below */
+		}
 		if (n < 0)
 			return errno;
 		off += (size_t)n;
 	}
 	if (off == len && len > 0)
 		return 0;
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &pipe_set, &old);
-	sigpending(&pending);
-	was_pending = sigismember(&pending, SIGPIPE);
+	if (!write_sigpipe_ignored) {
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		sigprocmask(SIG_BLOCK, &pipe_set, &old);
+		if (sigismember(&old, SIGPIPE)) {
+			sigpending(&pending);
+			was_pending = sigismember(&pending, SIGPIPE);
+		}
+	}
 	while (off < len) {
 		ssize_t n = write(fd, s + off, len - off);
 
@@ -213,6 +233,8 @@ int lmns_write_all(int fd, const char *s, size_t len)
 		}
 		off += (size_t)n;
 	}
+	if (write_sigpipe_ignored)
+		return err;
 	if (err == EPIPE && !was_pending) {
 		struct timespec zero = { 0, 0 };
 
@@ -221,6 +243,33 @@ int lmns_write_all(int fd, const char *s, size_t len)
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return err;
+}
+
+/***
+Ignore SIGPIPE in this process (and the children it forks): a write to
+a pipe whose reader is gone returns `EPIPE`, and `write_fd` and
+`send_values` write with one system call instead of four. For a process
+mountns runs alone (an agent), never one that runs the user's code or
+programs (the disposition is inherited across exec).
+@function ignore_sigpipe
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "sigaction: strerror (ENAME)"
+@treturn[2] int errno
+@see sigaction(2)
+*/
+static int lmns_process_ignore_sigpipe(lua_State *L)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPIPE, &sa, NULL) != 0)
+		return lmns_fail(L, errno, "sigaction", NULL, NULL);
+	write_sigpipe_ignored = 1;
+	lua_pushboolean(L, 1);
+	return 1;
 }
 
 static int lmns_process_write(lua_State *L)
@@ -902,6 +951,7 @@ void lmns_process_open(lua_State *L)
 		{ "socketpair", lmns_process_socketpair },
 		{ "close_fd", lmns_process_close },
 		{ "write_fd", lmns_process_write },
+		{ "ignore_sigpipe", lmns_process_ignore_sigpipe },
 		{ "dup2", lmns_process_dup2 },
 		{ "signalfd", lmns_process_signalfd },
 		{ "read_all", lmns_process_read_all },

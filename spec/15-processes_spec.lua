@@ -191,6 +191,103 @@ describe("processes", function()
       assert.are.equal("o", kind)
       assert.are.same(big, body)
     end)
+
+    it("receive_frame(fd, max, true) returns true and the values of a frame of "
+      .. "scalars, with no table; any other frame as without", function()
+      local function through(frame)
+        local r, w = assert(core.pipe())
+        assert(core.write_fd(w, frame))
+        local got = { n = 0 }
+        local function keep(...) got = { n = select("#", ...), ... } end
+        keep(core.receive_frame(r, child.MAX_BYTES, true))
+        core.close_fd(r); core.close_fd(w)
+        return got
+      end
+      for _, vals in ipairs(SCALARS) do
+        local got = through(lua_frame(vals))
+        assert.are.equal(true, got[1])
+        assert.are.equal(vals.n + 1, got.n) -- nils kept, trailing ones too
+        for i = 1, vals.n do assert.are.equal(vals[i], got[i + 1]) end
+      end
+      -- more than 64 values, a table inside, an error frame: as without
+      local many = { n = 65 }
+      for i = 1, 65 do many[i] = i end
+      local got = through(lua_frame(many))
+      assert.are.equal("o", got[1])
+      assert.are.same(many, got[2])
+      local with_table = { 1, { a = 2 }, n = 2 }
+      got = through(lua_frame(with_table))
+      assert.are.equal("o", got[1])
+      assert.are.same(with_table, child.decode(got[2]))
+      assert.are.same({ "e", "boom", n = 2 }, through("e00000004boom"))
+    end)
+  end)
+
+  describe("writes to a reader that is gone (SIGPIPE)", function()
+    -- whether SIGPIPE (13) is in a mask of /proc/PID/status ("SigIgn")
+    local function has_sigpipe(status, field)
+      local hex = assert(status:match(field .. ":%s*(%x+)"), field)
+      -- the low 8 hex digits hold signals 1-32; SIGPIPE is bit 12
+      return math.floor(tonumber(hex:sub(-8), 16) / 4096) % 2 == 1
+    end
+    local function status_of(pid)
+      local f = assert(io.open("/proc/" .. pid .. "/status"))
+      local text = f:read("*a")
+      f:close()
+      return text
+    end
+
+    it("write_fd returns EPIPE on a pipe, again on the same fd number, and on a "
+      .. "socket there next, leaving no SIGPIPE pending", function()
+      local pid = assert(child.fork(function()
+        local ok = true
+        for _ = 1, 2 do -- the second time send(2) is known to fail on this fd
+          local r, w = assert(core.pipe())
+          core.close_fd(r)
+          local done, err, errno = core.write_fd(w, "x")
+          ok = ok and done == nil and errno == core.errno.EPIPE and err:find("EPIPE") ~= nil
+          core.close_fd(w)
+        end
+        -- the lowest free numbers again: the pipe's fds become a socket's
+        local a, b = assert(core.socketpair())
+        core.close_fd(b)
+        local done, _, errno = core.write_fd(a, "x")
+        ok = ok and done == nil and errno == core.errno.EPIPE
+        local status = status_of("self")
+        ok = ok and not has_sigpipe(status, "SigPnd") and not has_sigpipe(status, "SigIgn")
+          and not has_sigpipe(status, "SigBlk")
+        return ok and 0 or 3
+      end))
+      assert.are.same({ "exited", 0 }, { core.waitpid(pid) })
+    end)
+
+    it("ignore_sigpipe: SIGPIPE ignored, a write to a gone reader returns EPIPE", function()
+      local pid = assert(child.fork(function()
+        assert(core.ignore_sigpipe())
+        local r, w = assert(core.pipe())
+        core.close_fd(r)
+        local done, _, errno = core.write_fd(w, "x")
+        local ok = done == nil and errno == core.errno.EPIPE
+          and has_sigpipe(status_of("self"), "SigIgn")
+        return ok and 0 or 3
+      end))
+      assert.are.same({ "exited", 0 }, { core.waitpid(pid) })
+    end)
+
+    -- an agent writes its replies with one write(2): it ignores SIGPIPE;
+    -- the scenario's process, which runs the user's code, does not
+    it("an agent ignores SIGPIPE, the scenario's process does not #novalgrind", function()
+      local r = mountns.scenario(function(sh1)
+        local c = sh1:unshare { user = true }
+        c:exists("/")
+        local function ignored(pid)
+          return has_sigpipe(sh1:exec { "cat", "/proc/" .. pid .. "/status" }.stdout, "SigIgn")
+        end
+        return { agent = ignored(c.agent.pid), scenario = ignored(core.getpid()) }
+      end)
+      assert.is_true(r.agent)
+      assert.is_false(r.scenario)
+    end)
   end)
 
   describe("results", function()

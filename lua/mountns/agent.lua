@@ -35,12 +35,10 @@ local function send(fd, vals)
   return send_encoded(fd, vals, "result")
 end
 
--- The values of the next frame (a packed list), or nil and why not
--- ("eof", or the error an "e" frame carries). The channel carries one
--- frame at a time (a request, then its reply): the core reads it with one
--- read(2) and decodes a message of scalars itself.
-local function receive(fd)
-  local kind, body = core.receive_frame(fd, child.MAX_BYTES)
+-- The values of a frame core.receive_frame returned as kind, body (a
+-- packed list), or nil and why not ("eof", or the error an "e" frame
+-- carries).
+local function received(kind, body)
   if kind == "o" then
     if type(body) == "table" then return body end
     return child.decode(body)
@@ -49,15 +47,24 @@ local function receive(fd)
   return nil, body
 end
 
+-- The values of the next frame (a packed list), or nil and why not.
+-- The channel carries one frame at a time (a request, then its reply):
+-- the core reads it with one read(2) and decodes a message of scalars
+-- itself.
+local function receive(fd)
+  return received(core.receive_frame(fd, child.MAX_BYTES))
+end
+
 -- ---- the agent process --------------------------------------------------
 
--- Reply to the request `req` (its op `op`) with values (pcall's results);
--- a result that cannot cross sends its error instead.
-local function reply(fd, op, req, ...)
+-- Reply to a request (its op `op`, its first argument `arg1`: the core
+-- function's name of a "call") with values (pcall's results); a result
+-- that cannot cross sends its error instead.
+local function reply(fd, op, arg1, ...)
   if core.send_values(fd, child.MAX_BYTES, ...) ~= false then return end
   local sent, serr = pcall(send_encoded, fd, pack(...), "result")
   if not sent then
-    send(fd, { false, "ns:" .. (op == "call" and tostring(req[3]) or op)
+    send(fd, { false, "ns:" .. (op == "call" and tostring(arg1) or op)
       .. ": " .. tostring(serr), n = 2 })
   end
 end
@@ -66,53 +73,67 @@ end
 -- `current`: the serial of the namespace the agent is in (setns only when
 -- a request is for another one).
 local function serve(req_r, rep_w, handles, current)
-  while true do
-    local req, why = receive(req_r)
-    if not req then
-      if why == "eof" then return end
-      error("agent: bad request: " .. tostring(why), 0)
-    end
+  -- any request but the common call, as a table; false: stop
+  local function handle(req)
     local op, serial = req[1], req[2]
-    if op == "exit" then return end
-    if current ~= nil and current == serial and op ~= "close" and op ~= "unshare" then
-      -- the common call: an operation in the namespace the agent is in
-      reply(rep_w, op, req, pcall(ops[op], unpack(req, 3, req.n)))
-    elseif op == "close" then
+    if op == "exit" then return false end
+    if op == "close" then
       local h = handles[serial]
       handles[serial] = nil
       if h then h:close() end
       -- leave a namespace being closed: an agent inside would keep it alive
       local other_serial, other = next(handles)
-      if not other then send(rep_w, { true, n = 1 }); return end
+      if not other then send(rep_w, { true, n = 1 }); return false end
       current = other:enter() and other_serial or nil
       send(rep_w, { true, n = 1 })
-    else
-      local h = handles[serial]
-      local res
-      if not h then
-        res = { false, "agent: no namespace " .. tostring(serial), n = 2 }
-      else
-        local ok, err = true, nil
-        if current ~= serial then
-          ok, err = h:enter()
-          current = ok and serial or nil
-        end
-        if not ok then
-          res = { false, err, n = 2 }
-        elseif op == "unshare" then
-          local u, uerr = core.unshare { mount = true, propagation = req[3] }
-          if u then
-            handles[req[4]] = assert(core.namespace())
-            current = req[4]
-          end
-          res = { true, u, uerr, n = 3 }
-        else
-          res = pack(pcall(ops[op], unpack(req, 3, req.n)))
-        end
-      end
-      reply(rep_w, op, req, unpack(res, 1, res.n))
+      return true
     end
+    local h = handles[serial]
+    local res
+    if not h then
+      res = { false, "agent: no namespace " .. tostring(serial), n = 2 }
+    else
+      local ok, err = true, nil
+      if current ~= serial then
+        ok, err = h:enter()
+        current = ok and serial or nil
+      end
+      if not ok then
+        res = { false, err, n = 2 }
+      elseif op == "unshare" then
+        local u, uerr = core.unshare { mount = true, propagation = req[3] }
+        if u then
+          handles[req[4]] = assert(core.namespace())
+          current = req[4]
+        end
+        res = { true, u, uerr, n = 3 }
+      else
+        res = pack(pcall(ops[op], unpack(req, 3, req.n)))
+      end
+    end
+    reply(rep_w, op, req[3], unpack(res, 1, res.n))
+    return true
   end
+  -- one request, as core.receive_frame(..., true) returns it: the common
+  -- call (an operation in the namespace the agent is in, a message of
+  -- scalars) is served without a table; false: stop
+  local function step(got, op, serial, ...)
+    if got == true then
+      if current ~= nil and current == serial and op ~= "close" and op ~= "unshare"
+        and op ~= "exit" then
+        reply(rep_w, op, (...), pcall(ops[op], ...))
+        return true
+      end
+      return handle(pack(op, serial, ...))
+    end
+    local req, why = received(got, op)
+    if not req then
+      if why == "eof" then return false end
+      error("agent: bad request: " .. tostring(why), 0)
+    end
+    return handle(req)
+  end
+  while step(core.receive_frame(req_r, child.MAX_BYTES, true)) do end
 end
 
 --- Start an agent: a child that joins `userns` (a core handle, or nil to
@@ -135,6 +156,9 @@ function M.start(parent, userns, propagation, serial)
   end
   local pid, ferr = child.fork(function()
     core.close_fd(req_w); core.close_fd(rep_r)
+    -- no code of the user runs here: a reply is one write(2), a caller
+    -- gone an EPIPE (csrc/process.c)
+    core.ignore_sigpipe()
     local ok, err = pcall(function()
       if userns then assert(userns:enter()) end
       assert(parent:enter())
@@ -197,6 +221,20 @@ local function call_name(op, ...)
   return "ns:" .. (op == "call" and tostring((...)) or op)
 end
 
+-- M:call's results from what core.receive_frame(..., true) returned: the
+-- reply's values (ok, results...) after `true`, without a table, when the
+-- reply is a message of scalars.
+local function returned(self, op, arg1, got, ok, ...)
+  if got == true then
+    if ok then return ... end
+    error((...), 0)
+  end
+  local r, why, last_words = received(got, ok)
+  if not r then dead(self, call_name(op, arg1), why, why == "eof" or last_words) end
+  if not r[1] then error(r[2], 0) end
+  return unpack(r, 2, r.n)
+end
+
 --- Ask the agent to run ops[op](...) in the namespace `serial`.
 -- @return the operation's results, or raises the agent's error; a value
 -- that cannot cross a process raises naming the argument; a dead agent
@@ -211,10 +249,7 @@ function M:call(serial, op, ...)
     if not ok then error(call_name(op, ...) .. ": " .. sent, 0) end
   end
   if not sent then dead(self, call_name(op, ...), werr, true) end
-  local r, why, last_words = receive(self.rep)
-  if not r then dead(self, call_name(op, ...), why, why == "eof" or last_words) end
-  if not r[1] then error(r[2], 0) end
-  return unpack(r, 2, r.n)
+  return returned(self, op, (...), core.receive_frame(self.rep, child.MAX_BYTES, true))
 end
 
 --- Tell the agent to drop namespace `serial`.

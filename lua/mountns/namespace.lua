@@ -59,13 +59,15 @@ end
 -- only on misuse): its "bad argument #N to 'mount'" names the method
 -- ("ns:mount") instead of the core function (or '?' through an agent), its
 -- position inside mountns is dropped, and it is raised at the method's
--- caller (level 4: this function, checked, the method, its caller).
-local function raise_for(name, e)
+-- caller (level 4: this function, checked, the method, its caller; or
+-- `level` when called from elsewhere).
+local function raise_for(name, e, level)
+  level = level or 4
   if type(e) == "string" then
     local n, why = e:match("bad argument #(%d+) to '[^']*' %((.*)%)$")
-    if n then argcheck.error("ns:" .. name, tonumber(n), why, 4) end
+    if n then argcheck.error("ns:" .. name, tonumber(n), why, level) end
   end
-  error(e, 4)
+  error(e, level)
 end
 
 local function pack(...)
@@ -304,7 +306,10 @@ end
 
 -- The methods that look at one path: each checks the path, then runs one
 -- operation inside the namespace (exec's op and its leading arguments; the
--- path comes last).
+-- path comes last). They are the calls made most (a shell transcript's
+-- tests, expect's checks): each has one result on success, so the common
+-- cases (the namespace the process is in, or an agent's) take pcall's
+-- results as locals, without exec's table.
 local PATH_METHODS = {
   read = { "read" },
   exists = { "call", "exists" },
@@ -313,13 +318,29 @@ local PATH_METHODS = {
 }
 
 for name, op in pairs(PATH_METHODS) do
+  local public, op1, op2 = "ns:" .. name, op[1], op[2]
+  local direct = ops[op1]
   Namespace[name] = function(self, path)
-    check_open(self, name)
-    argcheck.path(path, "ns:" .. name, 1, 2)
-    local r
-    if op[2] then r = exec(self, op[1], op[2], path) else r = exec(self, op[1], path) end
-    r = checked(name, r)
-    return unpack(r, 2, r.n)
+    if getmetatable(self) ~= Namespace or self.closed then check_open(self, name) end
+    argcheck.path(path, public, 1, 2)
+    local ok, v, err
+    local ag = self.agent
+    if ag then
+      if op2 then
+        ok, v, err = pcall(ag.call, ag, self.serial, op1, op2, path)
+      else
+        ok, v, err = pcall(ag.call, ag, self.serial, op1, path)
+      end
+    elseif state.current == self then
+      if op2 then ok, v, err = pcall(direct, op2, path) else ok, v, err = pcall(direct, path) end
+    else
+      local r
+      if op2 then r = exec(self, op1, op2, path) else r = exec(self, op1, path) end
+      ok, v, err = r[1], r[2], r[3]
+    end
+    if not ok then raise_for(name, v, 3) end
+    if v == nil and err then error(err, 2) end
+    return v
   end
 end
 
