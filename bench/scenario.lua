@@ -17,7 +17,12 @@
 --   * expect.locked (a throw-away copy of the namespace, by the agent);
 --   * the bound under every scenario: fork + _exit + waitpid of this Lua
 --     process (mountns loaded, as a scenario's caller) against the same
---     of the C program (`scenario_floor fork`), nothing done in the child.
+--     of the C program (`scenario_floor fork`), nothing done in the child;
+--     and of the C program with this process's shared libraries mapped
+--     too (LD_PRELOAD), those of lua5.4 alone (readline, libm: mapped
+--     before the first fork) and all (with mountns's libmount chain, which
+--     core.fork loads first): what the mappings cost, apart from the Lua
+--     state's own memory.
 -- Everything runs inside private mount namespaces (the C program makes its
 -- own first). Builds build/scenario_floor with cc when it is missing or
 -- older than its source.
@@ -82,8 +87,8 @@ local function calls(sh1)
   return agent, direct, (core.clock() - t0) / LOCKS
 end
 
-local function floor_run(mode, n)
-  local p = assert(io.popen(floor .. " " .. mode .. " " .. n))
+local function floor_run(mode, n, env)
+  local p = assert(io.popen((env or "") .. floor .. " " .. mode .. " " .. n))
   local out = p:read("*a")
   assert(p:close(), "bench/scenario_floor " .. mode .. " failed")
   local a, b = out:match("^(%S+)%s*(%S*)")
@@ -101,6 +106,25 @@ local function tree_run(tree, n)
   assert(p:close(), "bench/scenario.lua --article failed on " .. tree)
   return assert(tonumber(out), "bench/scenario.lua --article: " .. out)
 end
+
+-- LD_PRELOAD=... of the shared libraries this process maps (not core.so,
+-- which needs Lua's symbols, nor the dynamic loader, which the C program
+-- maps already and which crashes preloaded), read once the warm-up has
+-- loaded libmount
+local function our_libraries()
+  local seen, list = {}, {}
+  for line in io.lines("/proc/self/maps") do
+    local path = line:match("%s(/%S+%.so[%.%d]*)$")
+    if path and not seen[path] and not path:find("/mountns/", 1, true)
+       and not path:find("/ld%-linux[^/]*$") then
+      seen[path] = true
+      list[#list + 1] = path
+    end
+  end
+  return "LD_PRELOAD='" .. table.concat(list, " ") .. "' ", #list
+end
+local lua_preload, lua_libraries = our_libraries() -- before any fork
+local preload, n_libraries
 
 -- seconds of one fork + _exit + waitpid of this process
 local function forks(n)
@@ -135,6 +159,10 @@ local CONTENDERS = {
     run = function() return forks(FORKS) end },
   { key = "c_fork", name = "C floor: fork + _exit + waitpid",
     run = function() return floor_run("fork", FORKS) end },
+  { key = "c_fork_lualibs", name = "C floor, lua5.4's libraries: fork ...",
+    run = function() return floor_run("fork", FORKS, lua_preload) end },
+  { key = "c_fork_libs", name = "C floor, this process's libraries: fork ...",
+    run = function() return floor_run("fork", FORKS, preload) end },
 }
 
 if BEFORE and BEFORE ~= "" then
@@ -159,6 +187,9 @@ local RATIOS = {
   { "agent call: mountns / C floor (a pipe round trip)", "lua_agent", "c_agent" },
   { "direct call: mountns / C access(2)", "lua_direct", "c_direct" },
   { "fork + _exit + waitpid: this Lua process / C", "lua_fork", "c_fork" },
+  { "fork ...: C with lua5.4's libraries / C", "c_fork_lualibs", "c_fork" },
+  { "fork ...: C with this process's / lua5.4's libraries", "c_fork_libs", "c_fork_lualibs" },
+  { "fork ...: this Lua process / C with its libraries", "lua_fork", "c_fork_libs" },
 }
 if BEFORE and BEFORE ~= "" then
   RATIOS[#RATIOS + 1] = { "article: this tree / BEFORE's (child processes)", "after_article",
@@ -171,6 +202,7 @@ for _, r in ipairs(RATIOS) do ratios[r[1]] = {} end
 
 -- warm-up: the template namespace, the modules, the C binary's pages
 mountns.scenario(article); mountns.scenario(userns); floor_run("article", 1)
+preload, n_libraries = our_libraries()
 
 for round = 1, ROUNDS do
   -- the order alternates, so neither side always runs after the other
@@ -186,8 +218,9 @@ end
 
 local load = bench.loadavg()
 print(string.format("scenario bench: %d rounds (%d scenarios, %d shell runs, %d calls, "
-  .. "%d expect.locked, %d forks a round), loadavg %s", ROUNDS, RUNS, SHELL_RUNS, CALLS,
-  LOCKS, FORKS, load))
+  .. "%d expect.locked, %d forks a round; %d libraries mapped, %d of them lua5.4's), "
+  .. "loadavg %s", ROUNDS, RUNS, SHELL_RUNS, CALLS, LOCKS, FORKS, n_libraries, lua_libraries,
+  load))
 print("median of the rounds:")
 for _, c in ipairs(CONTENDERS) do
   print(string.format("  %-46s %9.3f ms", c.name, bench.median(times[c.key]) * 1e3))
