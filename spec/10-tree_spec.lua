@@ -9,10 +9,16 @@ local function rec(id, parent, target, extra)
   return m
 end
 
+-- the lines of a text, each ended by "\n" (a plain find: the 3,000-deep
+-- chain's text is 18 MB, which a pattern walks 4x slower)
 local function lines(s)
-  local out = {}
-  for l in s:gmatch("([^\n]*)\n") do out[#out + 1] = l end
-  return out
+  local out, at = {}, 1
+  while true do
+    local nl = s:find("\n", at, true)
+    if not nl then return out end
+    out[#out + 1] = s:sub(at, nl - 1)
+    at = nl + 1
+  end
 end
 
 -- byte offset of the SOURCE column on a line (after the padded target)
