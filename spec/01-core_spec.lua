@@ -442,7 +442,7 @@ describe("mountns core", function()
     end)
 
     it("neither loses nor doubles buffered output", function()
-      local out = helper.sh(helper.lua_cmd() .. [[ -e '
+      local out = helper.sh(helper.lua_vars() .. [[ -e '
         local m = require "mountns"
         io.write("before ")
         m.isolate(function() io.write("child ") end)

@@ -173,7 +173,7 @@ describe("scenario", function()
       -- a fresh process: features() is probed once per process, after the
       -- pivot_root here, when there is no /proc (the pinned one is used);
       -- the table has unique IDs where it comes from statmount
-      local out = helper.sh(helper.lua_cmd() .. [[ -e '
+      local out = helper.sh(helper.lua_vars() .. [[ -e '
         local m = require "mountns"
         print(m.scenario(function(ns)
           return m.features().listmount_ns, ns:mounts()[1].unique_id ~= nil
@@ -396,7 +396,7 @@ describe("scenario", function()
       local code = "package.path = '" .. helper.ROOT .. "/lua/?.lua;" .. helper.ROOT
         .. "/lua/?/init.lua'; local ok, e = pcall(require, 'mountns.luassert'); "
         .. "print(ok, e); assert(require 'mountns')"
-      local out = helper.sh(helper.lua_cmd() .. ' -e "' .. code .. '" 2>&1; echo "exit=$?"')
+      local out = helper.sh(helper.lua_vars() .. ' -e "' .. code .. '" 2>&1; echo "exit=$?"')
       assert.truthy(out:find("false\tmountns.luassert needs the 'luassert' module, which "
         .. "comes with busted", 1, true), out)
       assert.truthy(out:match("exit=0\n?$"), out)
@@ -451,7 +451,7 @@ end)
 
 describe("bin/mountns", function()
   local function run(args)
-    local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+    local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars()
       .. " bin/mountns " .. args .. " 2>&1; echo \"exit=$?\"")
     return out
   end

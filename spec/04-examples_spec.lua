@@ -21,7 +21,7 @@ describe("examples", function()
   end
 
   it("all " .. #files .. " pass under mountns run", function()
-    passed(helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+    passed(helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars()
       .. " bin/mountns run " .. list .. " 2>&1; echo \"exit=$?\""))
   end)
 

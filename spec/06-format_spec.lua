@@ -523,7 +523,7 @@ describe("format json (rendered in C)", function()
       assert(mountns.mkdir(base .. "/sh/sub"))
       assert(mountns.mkdir(base .. "/subbind"))
       assert(mountns.bind(base .. "/sh/sub", base .. "/subbind"))
-      local cmd = "cd " .. helper.ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns show"
+      local cmd = "cd " .. helper.ROOT .. " && " .. helper.lua_vars() .. " bin/mountns show"
       local t = assert(mountns.mountinfo())
       return { show = helper.sh(cmd) .. "\n", json = helper.sh(cmd .. " --json") .. "\n",
                tree = tostring(t), format = mountns.format(t, "json"), n = #t }

@@ -278,7 +278,7 @@ describe("mountns run", function()
         return
       end
       local tap_file = dir .. "/nasty.tap"
-      helper.sh("cd " .. ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns run --tap "
+      helper.sh("cd " .. ROOT .. " && " .. helper.lua_vars() .. " bin/mountns run --tap "
         .. nasty .. " >" .. tap_file .. " 2>/dev/null")
       local parsed = helper.sh(ROOT .. "/.ci/tap-check <" .. tap_file .. "; echo \"rc=$?\"")
       local points = {}

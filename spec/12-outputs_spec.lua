@@ -224,7 +224,7 @@ describe("bin/mountns show", function()
         end))
       end
       local file = "/tmp/mns/show.json"
-      local status = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+      local status = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars()
         .. " bin/mountns show --json > " .. file .. "; echo $?")
       -- one python3: the file decoded strictly as UTF-8 (what json.tool
       -- does with a file; stdin would pass bad bytes), then its status
@@ -247,7 +247,7 @@ describe("bin/mountns show", function()
     local out = isolate(function()
       mount_crafted()
       local n = #mountns.mountinfo()
-      return { n = n, text = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+      return { n = n, text = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars()
         .. " bin/mountns show") }
     end)
     assert_clean(out.text, "show")

@@ -369,7 +369,7 @@ describe("processes", function()
     -- 3x (2.5x on 5.1); the default heap in 2 MB pages adds what whole
     -- pages hold: 3.0x on 5.1, 2.9x on 5.2 (README, "huge pages").
     local function peak_ratio(huge_pages)
-      local out = helper.sh("MOUNTNS_HUGE_PAGES=" .. huge_pages .. " " .. helper.lua_cmd()
+      local out = helper.sh("MOUNTNS_HUGE_PAGES=" .. huge_pages .. " " .. helper.lua_vars()
         .. [[ -e '
         local mountns = require "mountns"
         local function hwm()

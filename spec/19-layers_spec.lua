@@ -36,7 +36,7 @@ describe("layers", function()
   it("a scenario's namespace has all its methods with only mountns.scenario loaded", function()
     -- before: ns:watch existed only once mountns.watch was loaded, and
     -- ns:mounts read the mountinfo file unless mountns.mounts was
-    local out = helper.sh(helper.lua_cmd() .. [[ -e '
+    local out = helper.sh(helper.lua_vars() .. [[ -e '
       local scenario = require "mountns.scenario"
       local core = require "mountns.core"
       print(scenario.scenario(function(ns)

@@ -55,7 +55,7 @@ end)
 describe("mountns show start-up", function()
   -- which mountns modules bin/mountns had loaded when it exited, and its output
   local function loaded(args)
-    local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd() .. [[ -e '
+    local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars() .. [[ -e '
       local exit = os.exit
       os.exit = function(...)
         local names = {}
@@ -104,7 +104,7 @@ describe("mountns show start-up", function()
     end
     -- the libraries mapped into bin/mountns when it exits
     local function libs(args)
-      local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd() .. [[ -e '
+      local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars() .. [[ -e '
         local exit = os.exit
         os.exit = function(...)
           local f = io.open("/proc/self/maps")
@@ -153,7 +153,7 @@ describe("mountns show start-up", function()
       local f = assert(io.open("/tmp/mns/pivot.lua", "w"))
       f:write(script)
       f:close()
-      return helper.sh(helper.lua_cmd() .. " /tmp/mns/pivot.lua 2>&1")
+      return helper.sh(helper.lua_vars() .. " /tmp/mns/pivot.lua 2>&1")
     end)
     assert.are.equal("nolib 1", out)
   end)
@@ -172,7 +172,7 @@ describe("require \"mountns\" loads on first use", function()
   -- a fresh interpreter runs code after `require "mountns"`: the modules
   -- of HEAVY loaded after the require, then after code, and what it printed
   local function fresh(code)
-    local out = helper.sh(helper.lua_cmd() .. " -e '"
+    local out = helper.sh(helper.lua_vars() .. " -e '"
       .. "local mountns = require \"mountns\" "
       .. "local HEAVY = {\"" .. table.concat(HEAVY, "\", \"") .. "\"} "
       .. "local function loaded() local l = {} for _, n in ipairs(HEAVY) do "
@@ -408,7 +408,7 @@ describe("the caller's heap in huge pages (csrc/heap.c)", function()
 
   it("refuses a MOUNTNS_HUGE_PAGES other than 0 or 1, naming it", function()
     for _, v in ipairs { "no", "off", "2" } do
-      local out = helper.sh("MOUNTNS_HUGE_PAGES=" .. v .. " " .. helper.lua_cmd()
+      local out = helper.sh("MOUNTNS_HUGE_PAGES=" .. v .. " " .. helper.lua_vars()
         .. [[ -e 'require "mountns"' 2>&1; echo "exit=$?"]])
       assert.truthy(out:find("mountns.core: MOUNTNS_HUGE_PAGES must be 0 or 1, got '"
         .. v .. "'", 1, true), out)

@@ -686,7 +686,7 @@ describe("examples under mountns run --model #model", function()
     end
     runs = {}
     for _, mode in ipairs { "", "--model " } do
-      local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_cmd()
+      local out = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars()
         .. " bin/mountns run -j 1 --golden " .. mode .. table.concat(args, " ")
         .. " 2>&1; echo \"exit=$?\"")
       -- each file's lines of `mountns run --golden`: each scenario's

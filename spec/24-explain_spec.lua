@@ -12,7 +12,7 @@ local ROOT = helper.ROOT
 
 -- `bin/mountns ARGS` from the tree's root: its output and "exit=N"
 local function cli(args)
-  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns " .. args
+  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_vars() .. " bin/mountns " .. args
     .. " 2>&1; echo exit=$?")
 end
 
@@ -96,7 +96,7 @@ describe("mountns show --explain", function()
       assert(core.read_exact(r2, 1) == "k")
       core.close_fd(r2)
       local function show(path, p)
-        return helper.sh(helper.lua_cmd() .. " " .. ROOT .. "/bin/mountns show --explain "
+        return helper.sh(helper.lua_vars() .. " " .. ROOT .. "/bin/mountns show --explain "
           .. path .. " " .. (p or ""))
       end
       local out = {

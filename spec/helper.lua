@@ -105,10 +105,17 @@ function helper.lua_cmd()
     ROOT .. build .. "/?.so;;", interp)
 end
 
+--- lua_cmd's command with the variables set by the shell itself
+-- (`LUA_PATH=... LUA_CPATH=... lua`): no env(1) process, ~2 ms of CPU a
+-- command. Only where a command starts (not after exec, setsid, timeout).
+function helper.lua_vars()
+  return (helper.lua_cmd():gsub("^env ", ""))
+end
+
 --- `bin/mountns ARGS` run from the tree's root: its output, stderr
 -- included, and a last line "exit=N".
 function helper.cli(args)
-  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_cmd() .. " bin/mountns " .. args
+  return helper.sh("cd " .. ROOT .. " && " .. helper.lua_vars() .. " bin/mountns " .. args
     .. " 2>&1; echo \"exit=$?\"")
 end
 
@@ -282,7 +289,7 @@ end
 -- When the suite is not root it already is the unprivileged user: the
 -- command runs this Lua as that user (helper.UNPRIV_UID), without setpriv.
 function helper.unpriv_cmd()
-  if not helper.root then return "cd " .. ROOT .. " && " .. helper.lua_cmd() end
+  if not helper.root then return "cd " .. ROOT .. " && " .. helper.lua_vars() end
   local tree = readable_tree()
   local cmd = helper.lua_cmd()
   local i, j = cmd:find(ROOT, 1, true)
