@@ -209,6 +209,7 @@ local function dead(self, call, why, gone)
     self.stopped = true
     -- gone (its pipe's end: EOF, EPIPE), or talking nonsense: stop it
     if not gone then core.kill(self.pid, "KILL") end
+    self.reaped = true
     self.ending = child.ending(core.waitpid(self.pid))
   end
   error(string.format("%s: the agent (PID %d) of this namespace's user "
@@ -260,13 +261,22 @@ function M:close_ns(serial)
   end
 end
 
---- End the agent process and reap it.
-function M:stop()
+--- Kill the agent (its pipes closed, SIGKILL) without waiting for it:
+-- its exit runs while the caller goes on; `stop` reaps it.
+function M:kill()
   if self.stopped then return end
   self.stopped = true
   close_channel(self)
   core.kill(self.pid, "KILL")
-  core.waitpid(self.pid)
+end
+
+--- End the agent process and reap it.
+function M:stop()
+  self:kill()
+  if not self.reaped then
+    self.reaped = true
+    core.waitpid(self.pid)
+  end
 end
 
 return M

@@ -789,6 +789,9 @@ end
 --- Close every namespace of this scenario, last first, and stop its agents.
 function M.finish()
   state.finishing = true
+  -- the agents killed first (no request to drop each namespace: they go
+  -- with it), their exits overlapping the closes here; reaped last
+  for _, ag in ipairs(state.agents) do ag:kill() end
   for i = #state.namespaces, 1, -1 do pcall(Namespace.close, state.namespaces[i]) end
   for _, ag in ipairs(state.agents) do ag:stop() end
 end
