@@ -10,11 +10,12 @@
  * decoded in C when it holds only scalars.
  *
  * child.lua stays the home of the form: this file writes and reads only
- * its scalar subset (nil, booleans, integers below 2^53, strings), the
- * same bytes child.encode writes for them. Anything else (a table, a
- * float, a value that cannot cross, a message over the size limit) is
- * left to child.lua: send_values returns false before sending anything,
- * receive_frame returns the body for child.decode.
+ * its scalar subset (nil, booleans, integers below 2^53, strings, and flat
+ * tables of these without a metatable: an options table, a list of names),
+ * the same bytes child.encode writes for them. Anything else (a nested
+ * table, a mount table, a float, a value that cannot cross, a message over
+ * the size limit) is left to child.lua: send_values returns false before
+ * sending anything, receive_frame returns the body for child.decode.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,9 +80,108 @@ static size_t frame_varint(char *out, unsigned long long z)
 	return n;
 }
 
+/* Add the bytes child.encode writes for the scalar at idx to *cap and its
+ * estimate to *estimate; 0 if it is no scalar (a table, a float, ...). */
+static int frame_scalar_size(lua_State *L, int idx, size_t *cap,
+			     double *estimate)
+{
+	unsigned long long z;
+	int neg;
+	size_t sl;
+
+	switch (lua_type(L, idx)) {
+	case LUA_TNIL:
+	case LUA_TBOOLEAN:
+		*cap += 1;
+		break;
+	case LUA_TNUMBER:
+		if (!frame_integer(L, idx, &z, &neg))
+			return 0;
+		*cap += 1 + 8;
+		break;
+	case LUA_TSTRING:
+		lua_tolstring(L, idx, &sl);
+		*cap += 1 + 10 + sl;
+		*estimate += (double)sl;
+		break;
+	default:
+		return 0;
+	}
+	*estimate += 32;
+	return 1;
+}
+
+/* Write the scalar at idx (frame_scalar_size said yes) at buf + *len. */
+static void frame_put_scalar(lua_State *L, int idx, char *buf, size_t *len)
+{
+	unsigned long long z = 0;
+	int neg = 0;
+	const char *s;
+	size_t sl;
+
+	switch (lua_type(L, idx)) {
+	case LUA_TNIL:
+		buf[(*len)++] = 'n';
+		break;
+	case LUA_TBOOLEAN:
+		buf[(*len)++] = lua_toboolean(L, idx) ? 't' : 'f';
+		break;
+	case LUA_TNUMBER:
+		frame_integer(L, idx, &z, &neg);
+		buf[(*len)++] = neg ? 'm' : 'p';
+		*len += frame_varint(buf + *len, z);
+		break;
+	default:	/* a string */
+		s = lua_tolstring(L, idx, &sl);
+		buf[(*len)++] = 's';
+		*len += frame_varint(buf + *len, sl);
+		memcpy(buf + *len, s, sl);
+		*len += sl;
+		break;
+	}
+}
+
+/* The same for a flat table at idx (no metatable, scalar keys and values:
+ * an options table such as mkdir's), as child.encode writes it: `T`, its
+ * pairs in next's order, `E`. */
+static int frame_table_size(lua_State *L, int idx, size_t *cap,
+			    double *estimate)
+{
+	if (lua_getmetatable(L, idx)) {
+		lua_pop(L, 1);
+		return 0;	/* a mount table (`M`), or one to leave alone */
+	}
+	*cap += 2;
+	*estimate += 32;
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		if (lua_type(L, -1) == LUA_TTABLE ||
+		    !frame_scalar_size(L, -2, cap, estimate) ||
+		    !frame_scalar_size(L, -1, cap, estimate)) {
+			lua_pop(L, 2);
+			return 0;
+		}
+		lua_pop(L, 1);
+	}
+	return 1;
+}
+
+static void frame_put_table(lua_State *L, int idx, char *buf, size_t *len)
+{
+	buf[(*len)++] = 'T';
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		frame_put_scalar(L, -2, buf, len);
+		frame_put_scalar(L, -1, buf, len);
+		lua_pop(L, 1);
+	}
+	buf[(*len)++] = 'E';
+}
+
 /***
 Send values as one child.lua frame (`o`), with one system call, if each
-is nil, a boolean, an integer below 2^53 or a string and the message is
+is nil, a boolean, an integer below 2^53, a string, or a table without a
+metatable whose keys and values are such scalars, and the message is
 within `max` bytes (counted as child.encode counts them).
 @function send_values
 @tparam int fd a socket (or pipe) to the other process
@@ -103,31 +203,17 @@ static int lmns_frame_send_values(lua_State *L)
 	int err;
 	double estimate = 0;	/* child.encode's: 32 a token plus the strings */
 
+	luaL_checkstack(L, 4, "send_values");
 	for (i = 3; i <= top; i++) {
-		unsigned long long z;
-		int neg;
-		size_t sl;
+		int j, ok = lua_type(L, i) == LUA_TTABLE
+			? frame_table_size(L, i, &cap, &estimate)
+			: frame_scalar_size(L, i, &cap, &estimate);
 
-		switch (lua_type(L, i)) {
-		case LUA_TNIL:
-		case LUA_TBOOLEAN:
-			cap += 1;
-			break;
-		case LUA_TNUMBER:
-			if (!frame_integer(L, i, &z, &neg))
-				return lua_pushboolean(L, 0), 1;
-			cap += 1 + 8;
-			break;
-		case LUA_TSTRING:
-			lua_tolstring(L, i, &sl);
-			cap += 1 + 10 + sl;
-			estimate += (double)sl;
-			break;
-		default:
-			return lua_pushboolean(L, 0), 1;
-		}
-		estimate += 32;
-		if (estimate > (double)max)
+		/* a table given twice crosses once (`R`): child.encode's */
+		for (j = 3; ok && j < i && lua_type(L, i) == LUA_TTABLE; j++)
+			ok = !lua_rawequal(L, i, j);
+
+		if (!ok || estimate > (double)max)
 			return lua_pushboolean(L, 0), 1;
 	}
 	if (cap > sizeof stack)
@@ -146,31 +232,10 @@ static int lmns_frame_send_values(lua_State *L)
 		buf[len++] = ';';
 	}
 	for (i = 3; i <= top; i++) {
-		unsigned long long z = 0;
-		int neg = 0;
-		const char *s;
-		size_t sl;
-
-		switch (lua_type(L, i)) {
-		case LUA_TNIL:
-			buf[len++] = 'n';
-			break;
-		case LUA_TBOOLEAN:
-			buf[len++] = lua_toboolean(L, i) ? 't' : 'f';
-			break;
-		case LUA_TNUMBER:
-			frame_integer(L, i, &z, &neg);
-			buf[len++] = neg ? 'm' : 'p';
-			len += frame_varint(buf + len, z);
-			break;
-		default:	/* a string */
-			s = lua_tolstring(L, i, &sl);
-			buf[len++] = 's';
-			len += frame_varint(buf + len, sl);
-			memcpy(buf + len, s, sl);
-			len += sl;
-			break;
-		}
+		if (lua_type(L, i) == LUA_TTABLE)
+			frame_put_table(L, i, buf, &len);
+		else
+			frame_put_scalar(L, i, buf, &len);
 	}
 	/* the header last: the body's length is known now */
 	{	/* "o%08zx" */
@@ -210,6 +275,31 @@ static int frame_getvarint(const unsigned char **p, const unsigned char *end,
 	return 0;
 }
 
+/* Push the scalar of tag `tag` at *p (a boolean, an integer, a string; not
+ * nil): 1, or 0 (nothing pushed) for another tag or a value cut short. */
+static int frame_get_scalar(lua_State *L, const unsigned char **p,
+			    const unsigned char *end, int tag)
+{
+	unsigned long long z;
+
+	if (tag == 't' || tag == 'f') {
+		lua_pushboolean(L, tag == 't');
+	} else if (tag == 'p' || tag == 'm') {
+		if (!frame_getvarint(p, end, &z))
+			return 0;
+		lua_pushinteger(L, tag == 'p' ? (lua_Integer)z : -(lua_Integer)z);
+	} else if (tag == 's') {
+		if (!frame_getvarint(p, end, &z) ||
+		    z > (unsigned long long)(end - *p))
+			return 0;
+		lua_pushlstring(L, (const char *)*p, (size_t)z);
+		*p += z;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 /* The most values receive_frame returns on the stack (`unpacked`); a
  * longer message comes as a table. */
 #define FRAME_UNPACKED 64
@@ -222,7 +312,7 @@ static int frame_decode(lua_State *L, const char *body, size_t len,
 			int unpacked)
 {
 	const unsigned char *p = (const unsigned char *)body, *end = p + len;
-	unsigned long long n = 0, i, z;
+	unsigned long long n = 0, i;
 	int base = lua_gettop(L);
 
 	if (p == end || *p < '0' || *p > '9')
@@ -234,9 +324,10 @@ static int frame_decode(lua_State *L, const char *body, size_t len,
 	if (unpacked && n > FRAME_UNPACKED)
 		return 0;	/* the caller asks again for a table */
 	if (unpacked) {
-		luaL_checkstack(L, (int)n + 1, "receive_frame");
+		luaL_checkstack(L, (int)n + 3, "receive_frame");
 		lua_pushboolean(L, 1);
 	} else {
+		luaL_checkstack(L, 4, "receive_frame");
 		lua_createtable(L, (int)n, 1);
 	}
 	for (i = 1; i <= n; i++) {
@@ -250,20 +341,27 @@ static int frame_decode(lua_State *L, const char *body, size_t len,
 				lua_pushnil(L);
 			continue;
 		}
-		if (tag == 't' || tag == 'f') {
-			lua_pushboolean(L, tag == 't');
-		} else if (tag == 'p' || tag == 'm') {
-			if (!frame_getvarint(&p, end, &z))
-				break;
-			lua_pushinteger(L, tag == 'p' ? (lua_Integer)z
-					: -(lua_Integer)z);
-		} else if (tag == 's') {
-			if (!frame_getvarint(&p, end, &z) ||
-			    z > (unsigned long long)(end - p))
-				break;
-			lua_pushlstring(L, (const char *)p, (size_t)z);
-			p += z;
-		} else {
+		if (tag == 'T') {	/* a flat table: scalar pairs until E */
+			int whole = 0;
+
+			lua_newtable(L);
+			while (p < end) {
+				if (*p == 'E') {
+					p++;
+					whole = 1;
+					break;
+				}
+				tag = *p++;
+				if (!frame_get_scalar(L, &p, end, tag))
+					break;
+				if (p == end ||
+				    !frame_get_scalar(L, &p, end, *p++))
+					break;
+				lua_rawset(L, -3);
+			}
+			if (!whole)
+				break;	/* anything else: child.decode's */
+		} else if (!frame_get_scalar(L, &p, end, tag)) {
 			break;
 		}
 		if (!unpacked)
@@ -298,11 +396,12 @@ when it fits a buffer: the read may take all the channel holds.
 @function receive_frame
 @tparam int fd
 @tparam int max the size limit of a body (mountns.child.MAX_BYTES)
-@tparam[opt] boolean unpacked an `o` frame of at most 64 scalars comes
-back as `true` and its values (no table: an agent call's reply)
+@tparam[opt] boolean unpacked such an `o` frame of at most 64 values
+comes back as `true` and its values (no table around them: an agent
+call's reply)
 @treturn[1] string the kind letter
-@treturn[1] string|table the body; for an `o` frame of scalars only, its
-values (a table with `n`)
+@treturn[1] string|table the body; for an `o` frame of scalars and flat
+tables only (as send_values writes), its values (a table with `n`)
 @return[2] nil
 @treturn[2] string "eof", "too large", "corrupt frame", or "read: strerror
 (ENAME)" (and the errno)

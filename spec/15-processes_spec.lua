@@ -133,6 +133,9 @@ describe("processes", function()
       { true, false, nil, 0, 1, 127, 128, 16383, 16384, -1, -300, n = 11 },
       { 9007199254740991, -9007199254740991, n = 2 }, -- 2^53 - 1
       { "", "a\0b", ("x"):rep(300), "call", 2, "exists", "/", n = 7 },
+      -- flat tables (an options table: mkdir's), as child.encode writes them
+      { "call", 2, "mkdir", "/X/c", { parents = true, mode = "0755" }, n = 5 },
+      { {}, { 1, 2, "x", [true] = false, [-5] = "m" }, n = 2 },
     }
 
     it("send_values writes the bytes child.encode and child.send write for scalars", function()
@@ -148,9 +151,13 @@ describe("processes", function()
 
     it("send_values sends nothing and returns false for what only child.encode writes", function()
       local r, w = assert(core.pipe())
+      local shared = { 1 } -- a table given twice crosses once (R)
       for _, vals in ipairs {
-        { 0.5, n = 1 }, { 1, {}, n = 2 }, { print, n = 1 }, { 2^53, n = 1 },
+        { 0.5, n = 1 }, { 1, { {} }, n = 2 }, { print, n = 1 }, { 2^53, n = 1 },
         { -tonumber("0.0"), n = 1 }, { ("x"):rep(100), n = 1, max = 100 },
+        { { a = 0.5 }, n = 1 }, { { [{}] = 1 }, n = 1 }, { { f = print }, n = 1 },
+        { setmetatable({}, {}), n = 1 }, { shared, shared, n = 2 },
+        { { ("x"):rep(100) }, n = 1, max = 100 },
       } do
         assert.is_false(core.send_values(w, vals.max or child.MAX_BYTES, unpack(vals, 1, vals.n)))
       end
@@ -207,7 +214,7 @@ describe("processes", function()
         local got = through(lua_frame(vals))
         assert.are.equal(true, got[1])
         assert.are.equal(vals.n + 1, got.n) -- nils kept, trailing ones too
-        for i = 1, vals.n do assert.are.equal(vals[i], got[i + 1]) end
+        for i = 1, vals.n do assert.are.same(vals[i], got[i + 1]) end
       end
       -- more than 64 values, a table inside, an error frame: as without
       local many = { n = 65 }
@@ -215,7 +222,7 @@ describe("processes", function()
       local got = through(lua_frame(many))
       assert.are.equal("o", got[1])
       assert.are.same(many, got[2])
-      local with_table = { 1, { a = 2 }, n = 2 }
+      local with_table = { 1, { a = { 2 } }, n = 2 }
       got = through(lua_frame(with_table))
       assert.are.equal("o", got[1])
       assert.are.same(with_table, child.decode(got[2]))
