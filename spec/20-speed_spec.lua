@@ -345,6 +345,44 @@ describe("a scenario's child and its caller's heap", function()
   end)
 end)
 
+describe("what a scenario's child runs", function()
+  -- #novalgrind: LD_DEBUG reports valgrind's loader, not the program's
+  it("binds no library function lazily: each first call in a fresh process costs "
+    .. "~10 page faults (its stdout is flushed only when it holds output) #novalgrind",
+     function()
+    local dir = helper.tempdir()
+    local out = helper.sh("LD_DEBUG=bindings LD_DEBUG_OUTPUT=" .. dir
+      .. "/ld " .. helper.lua_cmd() .. [[ -e '
+        local mountns = require "mountns"
+        local core = require "mountns.core"
+        mountns.scenario(function() end) -- the template, and the first child
+        io.write(mountns.scenario(function() return core.getpid() end), " ")
+        -- a child that printed: its output still comes before its result
+        mountns.scenario(function() io.write("printed ") end)
+        print(mountns.scenario(function() return core.getpid() end))' 2>&1]])
+    local bindings = {}
+    for _, name in ipairs(assert(core.readdir(dir))) do
+      if name:match("^ld%.") then
+        for line in helper.read(dir .. "/" .. name):gmatch("[^\n]+") do
+          local pid, sym = line:match("^%s*(%d+):%s*binding .- symbol `([^']+)'")
+          if pid then
+            bindings[pid] = bindings[pid] or {}
+            table.insert(bindings[pid], sym)
+          end
+        end
+        os.remove(dir .. "/" .. name)
+      end
+    end
+    os.remove(dir)
+    local a, b = out:match("^(%d+) printed (%d+)$")
+    assert.is_truthy(a, out)
+    -- the main process binds hundreds (the sanity check of the reading)
+    assert.is_true(next(bindings) ~= nil, "no LD_DEBUG output read")
+    assert.are.same({}, bindings[a] or {})
+    assert.are.same({}, bindings[b] or {})
+  end)
+end)
+
 describe("the caller's heap in huge pages (csrc/heap.c)", function()
   -- a fresh interpreter (the opt-out is read when mountns.core loads)
   -- requires mountns, then holds 64 MB of Lua strings; it reports the huge

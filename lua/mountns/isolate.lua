@@ -67,8 +67,11 @@ local function child(setup, r, w, fn, ...)
     return M.traceback(child_proto.message(e), "isolate")
   end)
   -- what fn printed goes before its result (a caller may report the
-  -- result before this process's exit, which would flush it: reap_later)
-  io.stdout:flush()
+  -- result before this process's exit, which would flush it: reap_later);
+  -- only when there is some: io.stdout:flush() would take the stream's
+  -- lock and make the dynamic linker bind the interpreter's fflush in
+  -- every child (about ten page faults; the parent never calls it there)
+  core.flush_stdout()
   pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))
   core.close_fd(w)
   if teardown then pcall(teardown) end
