@@ -51,12 +51,20 @@ buffers are flushed first so the child does not repeat pending output.
  * the child does not print the parent's pending output a second time. The
  * child gets SIGKILL when its parent dies, so no scenario outlives its test.
  */
+#define LMNS_CHILD_STACK 1000	/* slots: 16 KB */
+
 static int lmns_process_fork(lua_State *L)
 {
 	pid_t parent = getpid(), pid;
 
 	fflush(NULL);
 	lmns_libmount_preload();	/* once: no child loads it after a pivot */
+	/* stack room for the child's calls, made here: a stack grown in the
+	 * child is copied whole and every frame's pointers into it are
+	 * rewritten (the parent's frames too: pages it shares with the
+	 * parent, a copy-on-write fault each); the parent's collector
+	 * shrinks it back when it is idle */
+	lua_checkstack(L, LMNS_CHILD_STACK);
 	pid = fork();
 	if (pid < 0)
 		return lmns_fail(L, errno, "fork", NULL, NULL);
@@ -692,7 +700,9 @@ static int lmns_process_exit(lua_State *L)
  * private anonymous mapping instead (a zero-fill fault per fresh 4 KB, no
  * copy), and the collector is stopped, so old objects are not written.
  * Blocks of the arena are never reused (freeing one does nothing); blocks
- * of the old heap are freed and resized by the old allocator. When the
+ * of the old heap are freed and resized by the old allocator (kept
+ * instead, they would be leaks to LeakSanitizer and valgrind: a child of
+ * make asan or make valgrind exits with their checks). When the
  * arena is full, new blocks come from the old allocator. Every period
  * (16 MB allocated, arena or not, unless the caller gives another) a full collection runs: the allocator
  * sets a count hook (lua_sethook may be called at any time, even from a
@@ -845,8 +855,13 @@ static int lmns_process_fresh_heap(lua_State *L)
 		a->every = (size_t)(every * (1 << 20));
 		a->failed = 0;
 		a->L = L;	/* kept from the collector: the hook's thread */
-		lua_pushthread(L);
-		luaL_ref(L, LUA_REGISTRYINDEX);
+		/* a coroutine is kept from the collector by a reference; the
+		 * main thread lives as long as the state (and a reference
+		 * would write the registry's array: a copy-on-write fault) */
+		if (lua_pushthread(L))
+			lua_pop(L, 1);
+		else
+			luaL_ref(L, LUA_REGISTRYINDEX);
 		a->hooked = 0;
 		/* a second call (a scenario's child of a script's process,
 		 * both with fresh_heap): the first arena only forwards from

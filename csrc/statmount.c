@@ -568,6 +568,16 @@ static int lmns_opt_nsid(lua_State *L, int arg, uint64_t *nsid,
 	return rc;
 }
 
+/* listmount's failed statmount of mount id: nil, "statmount ID [NS]: ..." */
+static int lmns_listmount_fail(lua_State *L, int err, uint64_t id,
+			       const char *nsname)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)id);
+	return lmns_fail(L, err, "statmount", buf, nsname);
+}
+
 /***
 The mounts of a namespace, as unique mount IDs or as records.
 @function listmount
@@ -575,7 +585,11 @@ The mounts of a namespace, as unique mount IDs or as records.
 setns), `mnt_id` (list below this unique ID; default the root), `reverse`,
 `stat = true` (records, in the shape of `mountinfo`'s plus `unique_id` and
 `parent_unique_id`), `propagate_from = true` (with `stat`: compute it too,
-which costs as much as mountinfo in namespaces with large peer groups)
+which costs as much as mountinfo in namespaces with large peer groups),
+`target = path`: only the mounts whose mount point is path (compared as
+the kernel gives it: normalise path first), found by a statmount of each
+mount's mount point alone, without building a record for the others
+(`ns:find` of a path where nothing is mounted: an empty list)
 @treturn[1] table array of integers, or of records
 @return[2] nil
 @treturn[2] string "listmount [NS]: strerror (ENAME)"
@@ -585,7 +599,8 @@ which costs as much as mountinfo in namespaces with large peer groups)
 static int lmns_statmount_listmount(lua_State *L)
 {
 	static const char *const known[] = {
-		"ns", "mnt_id", "reverse", "stat", "propagate_from", NULL
+		"ns", "mnt_id", "reverse", "stat", "propagate_from", "target",
+		NULL
 	};
 	struct lmns_mnt_id_req req;
 	/* the IDs of a small table on the C stack (no Lua memory: see
@@ -593,7 +608,7 @@ static int lmns_statmount_listmount(lua_State *L)
 	uint64_t nsid, first_ids[256], *ids = first_ids, mask = LMNS_SM_MASK;
 	size_t cap = sizeof first_ids / sizeof first_ids[0], n = 0;
 	lmns_smfirst first;
-	const char *nsname;
+	const char *nsname, *target;
 	int stat, reverse, from, idsidx;
 	long got;
 	lmns_smbuf b;
@@ -607,6 +622,13 @@ static int lmns_statmount_listmount(lua_State *L)
 	from = lmns_optbool(L, 1, "propagate_from", 0);
 	if (from)
 		mask |= STATMOUNT_PROPAGATE_FROM;
+	target = lmns_optfield(L, 1, "target");
+	if (target) {
+		lua_getfield(L, 1, "target");
+		if (strlen(target) != lua_rawlen(L, -1))
+			return luaL_argerror(L, 1, "option 'target': embedded NUL byte");
+		lua_pop(L, 1);
+	}
 	memset(&req, 0, sizeof req);
 	req.mnt_id = (uint64_t)lmns_optinteger(L, 1, "mnt_id",
 					       (lua_Integer)LSMT_ROOT);
@@ -636,11 +658,12 @@ static int lmns_statmount_listmount(lua_State *L)
 			lua_replace(L, idsidx);
 		}
 	}
-	if (stat) {
+	if (stat || target)
 		lmns_smbuf_init(L, &b, &first);
+	if (stat) {
 		/* the helper thread may outlive this frame (joined by the
 		 * job's __gc after an error): never the stack's IDs */
-		pipe = n >= LMNS_PIPE_MIN && ids != first_ids
+		pipe = n >= LMNS_PIPE_MIN && ids != first_ids && !target
 			? lmns_pipe_start(L, ids, n, nsid, mask) : NULL;
 		lmns_builder_init(L, &rb);
 	}
@@ -651,6 +674,20 @@ static int lmns_statmount_listmount(lua_State *L)
 		const struct lmns_statmount *sm = NULL;
 
 		for (i = 0; i < n; i++) {
+			/* target: the mount point alone first (no pipe) */
+			if (target) {
+				if (lmns_statmount_call(L, &b, ids[i], nsid,
+							STATMOUNT_MNT_POINT) != 0) {
+					if (errno == ENOENT)
+						continue;	/* gone */
+					return lmns_listmount_fail(L, errno,
+						ids[i], nsname);
+				}
+				if (!(b.sm->mask & STATMOUNT_MNT_POINT) ||
+				    strcmp(b.sm->str + b.sm->mnt_point,
+					   target) != 0)
+					continue;
+			}
 			if (!stat) {
 				lua_pushinteger(L, (lua_Integer)ids[i]);
 			} else if (pipe ? (sm = lmns_pipe_get(L, pipe, &b,
@@ -668,14 +705,11 @@ static int lmns_statmount_listmount(lua_State *L)
 				continue;	/* gone since listmount */
 			} else {
 				int err = errno;
-				char id[32];
 
-				snprintf(id, sizeof id, "%llu",
-					 (unsigned long long)ids[i]);
 				if (pipe)
 					lmns_pipe_stop(pipe);
-				return lmns_fail(L, err, "statmount", id,
-						 nsname);
+				return lmns_listmount_fail(L, err, ids[i],
+							   nsname);
 			}
 			lua_rawseti(L, -2, ++k);
 		}

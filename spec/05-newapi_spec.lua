@@ -490,6 +490,44 @@ describe("new mount API", function()
     end)
   end)
 
+  describe("listmount's target", function()
+    it("lists the mounts at that mount point, one hidden under an over-mount too, "
+      .. "without records unless asked; none there: an empty list", function()
+      if not need("statmount_complete") then return end
+      local r = isolate(function()
+        local base = helper.sandbox()
+        assert(mountns.mount("t", base, "tmpfs"))
+        assert(mountns.mkdir(base .. "/a"))
+        assert(mountns.mount("low", base .. "/a", "tmpfs"))
+        local low = assert(mountns.statmount(base .. "/a")).unique_id
+        assert(mountns.mkdir(base .. "/a/b"))
+        assert(mountns.mount("b", base .. "/a/b", "tmpfs"))
+        local b = assert(mountns.statmount(base .. "/a/b")).unique_id
+        assert(mountns.mount("high", base .. "/a", "tmpfs")) -- /a/b now hidden
+        local high = assert(mountns.statmount(base .. "/a")).unique_id
+        return { a = assert(mountns.listmount { target = base .. "/a" }),
+                 b = assert(mountns.listmount { target = base .. "/a/b" }),
+                 recs = assert(mountns.listmount { target = base .. "/a/b", stat = true }),
+                 none = assert(mountns.listmount { target = base .. "/c" }),
+                 low = low, high = high, bid = b }
+      end)
+      assert.are.same({ r.low, r.high }, r.a)
+      assert.are.same({ r.bid }, r.b)
+      assert.are.equal(1, #r.recs)
+      assert.are.equal(r.bid, r.recs[1].unique_id)
+      assert.are.equal("b", r.recs[1].source)
+      assert.are.same({}, r.none)
+    end)
+
+    it("names a bad target", function()
+      if not need("listmount") then return end
+      assert.has_error(function() mountns.listmount { target = 7 } end,
+        "bad argument #1 to 'listmount' (option 'target' must be a string, got number)")
+      assert.has_error(function() mountns.listmount { target = "/a\0b" } end,
+        "bad argument #1 to 'listmount' (option 'target': embedded NUL byte)")
+    end)
+  end)
+
   describe("bad arguments to the new API", function()
     it("raise, naming the option, and leave no fd open", function()
       -- in an isolated child: a regression that reached the system call

@@ -383,6 +383,35 @@ describe("what a scenario's child runs", function()
   end)
 end)
 
+describe("a scenario's first namespace", function()
+  it("has its handle opened when asked or left, not when the scenario begins: an "
+    .. "empty scenario opens no nsfs file", function()
+    local r = mountns.scenario(function(sh1)
+      local n0 = assert(core.open_fds())
+      local id = sh1:id() -- opens it: the process is still in sh1
+      local n1 = assert(core.open_fds())
+      local here = assert(core.namespace())
+      local same = here:id() == id
+      here:close()
+      return { n0 = n0, n1 = n1, same = same }
+    end)
+    assert.are.equal(r.n0 + 1, r.n1)
+    assert.is_true(r.same)
+  end)
+
+  it("is found again after the process left it without its handle opened", function()
+    local r = mountns.scenario(function(sh1)
+      local sh2 = sh1:unshare() -- the process leaves sh1, then comes back
+      sh2:mkdir("/a"); sh2:mount("a", "/a", "tmpfs") -- leaves sh1 again
+      sh1:mkdir("/b"); sh1:mount("b", "/b", "tmpfs")
+      return { a1 = sh1:find("/a") ~= nil, b1 = sh1:find("/b") ~= nil,
+               a2 = sh2:find("/a") ~= nil, b2 = sh2:find("/b") ~= nil,
+               differ = sh1:id() ~= sh2:id() }
+    end)
+    assert.are.same({ a1 = false, b1 = true, a2 = true, b2 = false, differ = true }, r)
+  end)
+end)
+
 describe("the caller's heap in huge pages (csrc/heap.c)", function()
   -- a fresh interpreter (the opt-out is read when mountns.core loads)
   -- requires mountns, then holds 64 MB of Lua strings; it reports the huge

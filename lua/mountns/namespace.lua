@@ -74,10 +74,27 @@ local function pack(...)
   return { n = select("#", ...), ... }
 end
 
+-- The namespace's handle (an nsfs fd). The first namespace's is opened
+-- on first use, not when the scenario begins: a scenario that never leaves
+-- its first namespace never needs it (an open of /proc/self/ns/mnt, a new
+-- nsfs inode, and its close). Until then the process is in that
+-- namespace: the process leaves one only through switch_to and unshare,
+-- which open the handle of the namespace they leave first.
+local function handle_of(ns)
+  local h = ns.nsfd
+  if not h then
+    h = assert(core.namespace())
+    ns.nsfd = h
+  end
+  return h
+end
+
 -- Enter ns if the process is not in it yet.
 local function switch_to(ns)
-  if state.current ~= ns then
-    local ok, err = ns.nsfd:enter()
+  local from = state.current
+  if from ~= ns then
+    if from and not from.nsfd and not from.closed then handle_of(from) end
+    local ok, err = handle_of(ns):enter()
     if not ok then error(err, 0) end
     state.current = ns
   end
@@ -392,7 +409,7 @@ function Namespace:unshare(opts)
   if opts.user then
     local userns = ag and assert(core.namespace(ag.pid, "user"))
     local err
-    ag, err = agent.start(self.nsfd, userns, prop, serial)
+    ag, err = agent.start(handle_of(self), userns, prop, serial)
     if userns then userns:close() end
     if not ag then
       record(self, "unshare", args, { false, err }, nil, 2)
@@ -410,6 +427,7 @@ function Namespace:unshare(opts)
   else
     local back = state.current
     switch_to(self)
+    handle_of(self) -- the process leaves it
     local ok
     ok, err = core.unshare { mount = true, propagation = prop }
     if ok then handle, err = core.namespace() end
@@ -476,12 +494,18 @@ function Namespace:mounts(opts)
 end
 
 -- statmount(2) of the mount a path is on: a few microseconds at any table
--- size, where reading the whole table costs milliseconds. Only the top
--- mount of a path that lookup reaches: else nil, and find asks the table.
+-- size, where reading the whole table costs milliseconds. The top mount
+-- of a path that lookup reaches; false when no mount at all has path as
+-- its mount point (listmount's `target`: each mount's mount point alone,
+-- no record built: expect.not_mounted's usual answer); else nil (a mount
+-- there that lookup does not reach, under an over-mount: find asks the
+-- table).
 local function statmount_at(path)
   local r = core.statmount(path)
   -- a path that is not itself a mount point is on its parent's mount
   if r and r.target == path then return r end
+  local at = core.listmount { target = path }
+  if at and #at == 0 then return false end
   return nil
 end
 
@@ -518,6 +542,7 @@ function Namespace:find(path, opts)
     if back and not back.closed then switch_to(back) end
     if not ok then error(r, 0) end
     if r then return r end
+    if r == false then return nil end
   end
   return self:mounts():find(path)
 end
@@ -535,13 +560,13 @@ end
 --- The namespace's ID (the inode number lsns shows).
 function Namespace:id()
   check_open(self, "id")
-  return self.nsfd:id()
+  return handle_of(self):id()
 end
 
 --- The core namespace handle (an nsfs fd).
 function Namespace:handle()
   check_open(self, "handle")
-  return self.nsfd
+  return handle_of(self)
 end
 
 --- Get or set the label used in diagnostics and pictures ("sh1").
@@ -560,13 +585,14 @@ end
 function Namespace:pid()
   check_open(self, "pid")
   if self.pid_ then return self.pid_ end
+  local h = handle_of(self)
   local r, w = assert(core.pipe())
   local ready_r, ready_w = assert(core.pipe())
   -- the helper: enter the namespace, say so, then wait until the
   -- scenario closes the pipe or dies (PR_SET_PDEATHSIG kills it then too)
   local pid = assert(child.fork(function()
     core.close_fd(w); core.close_fd(ready_r)
-    local ok, err = self.nsfd:enter()
+    local ok, err = h:enter()
     -- the scenario's namespace fds would keep those namespaces alive
     -- after ns:close(): the helper holds none
     core.close_namespaces()
@@ -703,7 +729,7 @@ function Namespace:close()
       if o ~= self and not o.closed then switch_to(o); break end
     end
   end
-  self.nsfd:close()
+  if self.nsfd then self.nsfd:close() end
   if self.agent and not self.agent.stopped then
     pcall(self.agent.close_ns, self.agent, self.serial)
   end
@@ -714,7 +740,7 @@ function Namespace:close()
 end
 
 function Namespace:__tostring()
-  local id = self.closed and "closed" or self.nsfd:id()
+  local id = self.closed and "closed" or handle_of(self):id()
   return string.format("%s mnt:[%s]", self.label_, id)
 end
 
@@ -751,7 +777,7 @@ end
 -- @treturn Namespace the first namespace
 function M.begin(host, label, on_step)
   state = { namespaces = {}, count = 0, agents = {}, host = host, on_step = on_step }
-  local first = new_namespace(assert(core.namespace()), label)
+  local first = new_namespace(nil, label) -- its handle opened on first use
   state.steps = { first_label = first.label_ }
   state.current = first
   return first
