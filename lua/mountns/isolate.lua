@@ -56,23 +56,37 @@ local function child(setup, r, w, fn, ...)
   core.close_fd(r)
   local args = pack(...)
   local failure, teardown = false, nil
-  local ok, payload = xpcall(function()
-    teardown = setup()
-    local res = pack(fn(unpack(args, 1, args.n)))
-    return child_proto.encode("result", res)
-  end, function(e)
+  local function handler(e)
     failure = child_proto.is_failure(e)
     -- a failed assertion reads as its message: its traceback is noise
     if failure then return tostring(e) end
     return M.traceback(child_proto.message(e), "isolate")
-  end)
+  end
+  local ok, payload = xpcall(function()
+    teardown = setup()
+    return pack(fn(unpack(args, 1, args.n)))
+  end, handler)
   -- what fn printed goes before its result (a caller may report the
   -- result before this process's exit, which would flush it: reap_later);
   -- only when there is some: io.stdout:flush() would take the stream's
   -- lock and make the dynamic linker bind the interpreter's fflush in
   -- every child (about ten page faults; the parent never calls it there)
   core.flush_stdout()
-  pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))
+  -- results of scalars (nil, booleans, integers, strings: the usual ones)
+  -- are encoded and sent by the core in one call, without the Lua strings
+  -- of the encoding and the frame's header (each new one written into the
+  -- string table the child shares with its parent); any other by
+  -- child.encode, whose error (a value that cannot cross) is the result
+  if ok and core.send_values(w, child_proto.MAX_BYTES,
+                             unpack(payload, 1, payload.n)) ~= false then
+    payload = nil
+  elseif ok then
+    local res = payload -- (5.1's xpcall passes no arguments)
+    ok, payload = xpcall(function() return child_proto.encode("result", res) end, handler)
+  end
+  if payload ~= nil then
+    pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))
+  end
   core.close_fd(w)
   if teardown then pcall(teardown) end
   return ok and 0 or 1
