@@ -19,10 +19,10 @@
 --     process (mountns loaded, as a scenario's caller) against the same
 --     of the C program (`scenario_floor fork`), nothing done in the child;
 --     and of the C program with this process's shared libraries mapped
---     too (LD_PRELOAD), those of lua5.4 alone (readline, libm: mapped
---     before the first fork) and all (with mountns's libmount chain, which
---     core.fork loads first): what the mappings cost, apart from the Lua
---     state's own memory.
+--     too (LD_PRELOAD), those of the interpreter alone (lua5.4: readline,
+--     libm; mapped before the first fork) and all (with mountns's libmount
+--     chain, which core.fork loads first): what the mappings cost, apart
+--     from the Lua state's own memory.
 -- Everything runs inside private mount namespaces (the C program makes its
 -- own first). Builds build/scenario_floor with cc when it is missing or
 -- older than its source.
@@ -159,7 +159,7 @@ local CONTENDERS = {
     run = function() return forks(FORKS) end },
   { key = "c_fork", name = "C floor: fork + _exit + waitpid",
     run = function() return floor_run("fork", FORKS) end },
-  { key = "c_fork_lualibs", name = "C floor, lua5.4's libraries: fork ...",
+  { key = "c_fork_lualibs", name = "C floor, the interpreter's libraries: fork ...",
     run = function() return floor_run("fork", FORKS, lua_preload) end },
   { key = "c_fork_libs", name = "C floor, this process's libraries: fork ...",
     run = function() return floor_run("fork", FORKS, preload) end },
@@ -187,8 +187,8 @@ local RATIOS = {
   { "agent call: mountns / C floor (a pipe round trip)", "lua_agent", "c_agent" },
   { "direct call: mountns / C access(2)", "lua_direct", "c_direct" },
   { "fork + _exit + waitpid: this Lua process / C", "lua_fork", "c_fork" },
-  { "fork ...: C with lua5.4's libraries / C", "c_fork_lualibs", "c_fork" },
-  { "fork ...: C with this process's / lua5.4's libraries", "c_fork_libs", "c_fork_lualibs" },
+  { "fork ...: C with the interpreter's libraries / C", "c_fork_lualibs", "c_fork" },
+  { "fork ...: C with all / the interpreter's libraries", "c_fork_libs", "c_fork_lualibs" },
   { "fork ...: this Lua process / C with its libraries", "lua_fork", "c_fork_libs" },
 }
 if BEFORE and BEFORE ~= "" then
@@ -218,7 +218,7 @@ end
 
 local load = bench.loadavg()
 print(string.format("scenario bench: %d rounds (%d scenarios, %d shell runs, %d calls, "
-  .. "%d expect.locked, %d forks a round; %d libraries mapped, %d of them lua5.4's), "
+  .. "%d expect.locked, %d forks a round; %d libraries mapped, %d of them the interpreter's), "
   .. "loadavg %s", ROUNDS, RUNS, SHELL_RUNS, CALLS, LOCKS, FORKS, n_libraries, lua_libraries,
   load))
 print("median of the rounds:")
