@@ -223,6 +223,28 @@ describe("vocabulary", function()
   end)
 
   describe("files", function()
+    it("exists: a symlink counts as itself (dangling too), a path through a file or "
+      .. "a missing one does not; the same answers as lstat's, in the namespace the "
+      .. "process is in, another one, an agent's", function()
+      local r = scenario(function(sh1)
+        sh1:mkdir("/d"); sh1:write("/d/f", "x")
+        sh1:symlink("/nowhere", "/d/dangling"); sh1:symlink("f", "/d/link")
+        local other = sh1:unshare()
+        local u = sh1:unshare { user = true }
+        local paths = { "/d", "/d/f", "/d/dangling", "/d/link", "/d/f/x", "/nope",
+                        "/d/dangling/x", "d" }
+        local out = {}
+        for _, ns in ipairs { sh1, other, u } do
+          local got = {}
+          for i, p in ipairs(paths) do got[i] = ns:exists(p) end
+          out[#out + 1] = got
+        end
+        return out
+      end)
+      local want = { true, true, true, true, false, false, false, true } -- "d": from /
+      assert.are.same({ want, want, want }, r)
+    end)
+
     it("write, read, exists, ls act in the namespace, through its agent too", function()
       local r = scenario(function(sh1)
         sh1:mkdir("/mnt"); sh1:mount("m", "/mnt", "tmpfs"); sh1:make_shared("/mnt")

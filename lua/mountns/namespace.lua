@@ -336,7 +336,7 @@ local PATH_METHODS = {
 
 for name, op in pairs(PATH_METHODS) do
   local public, op1, op2 = "ns:" .. name, op[1], op[2]
-  local direct = ops[op1]
+  local direct = ops[op1] -- ops.call(f, ...) is core[f](...): called as that below
   Namespace[name] = function(self, path)
     if getmetatable(self) ~= Namespace or self.closed then check_open(self, name) end
     argcheck.path(path, public, 1, 2)
@@ -349,7 +349,7 @@ for name, op in pairs(PATH_METHODS) do
         ok, v, err = pcall(ag.call, ag, self.serial, op1, path)
       end
     elseif state.current == self then
-      if op2 then ok, v, err = pcall(direct, op2, path) else ok, v, err = pcall(direct, path) end
+      if op2 then ok, v, err = pcall(core[op2], path) else ok, v, err = pcall(direct, path) end
     else
       local r
       if op2 then r = exec(self, op1, op2, path) else r = exec(self, op1, path) end
