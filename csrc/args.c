@@ -257,9 +257,33 @@ void lmns_checkkeys(lua_State *L, int arg, const char *const known[])
  * nothing and return 0 when opts or the field is nil. */
 static int lmns_getopt(lua_State *L, int arg, const char *field)
 {
+	size_t len = strlen(field);
+
 	if (lua_isnoneornil(L, arg))
 		return 0;
 	luaL_checktype(L, arg, LUA_TTABLE);
+	if (arg < 0 && arg > LUA_REGISTRYINDEX)
+		arg = lua_gettop(L) + arg + 1;
+	/*
+	 * The table's own keys are walked (a few), not lua_getfield: that
+	 * pushes the field's name, a new string where no loaded code holds
+	 * it (an absent option: unshare asks for ten), which a forked child
+	 * writes into the string table it shares with its parent, a
+	 * copy-on-write fault each. A table with a metatable is asked with
+	 * lua_getfield too (its __index may give the option).
+	 */
+	lua_pushnil(L);
+	while (lua_next(L, arg)) {
+		if (lua_type(L, -2) == LUA_TSTRING && lua_rawlen(L, -2) == len &&
+		    memcmp(lua_tostring(L, -2), field, len) == 0) {
+			lua_remove(L, -2);	/* the key */
+			return 1;
+		}
+		lua_pop(L, 1);
+	}
+	if (!lua_getmetatable(L, arg))
+		return 0;
+	lua_pop(L, 1);
 	lua_getfield(L, arg, field);
 	if (lua_isnil(L, -1)) {
 		lua_pop(L, 1);

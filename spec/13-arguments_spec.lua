@@ -176,6 +176,23 @@ describe("arguments", function()
     end)
   end)
 
+  describe("options tables of the core", function()
+    it("are read from their own keys, and through __index: an option a metatable "
+      .. "gives counts as given", function()
+      local r = isolate(function()
+        local base = helper.sandbox()
+        local via = setmetatable({}, { __index = { parents = true } })
+        local ok1 = core.mkdir(base .. "/a/b/c", via)
+        local ok2, err = core.mkdir(base .. "/d/e", {})
+        return { ok1 = ok1, ok2 = ok2, err = err, made = core.exists(base .. "/a/b/c") }
+      end)
+      assert.is_true(r.ok1)
+      assert.is_true(r.made)
+      assert.is_nil(r.ok2)
+      has(r.err, "ENOENT")
+    end)
+  end)
+
   describe("mkdir's mode", function()
     it("reads an octal string as octal, an integer as it is", function()
       local modes = isolate(function()

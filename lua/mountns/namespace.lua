@@ -133,15 +133,17 @@ local function copy(v, seen)
 end
 
 -- What the stack walk needs of a function: whether it is mountns's, and
--- how to name its file ({mine, short_src, name under lua/mountns/}),
+-- how to name its file ({mine, short_src, its source: "@.../mountns/x.lua"}),
 -- cached by function (debug.getinfo's "S" costs a microsecond a call).
+-- The strings of a step are made once, at its end: each new string is
+-- written into the string table a scenario's child shares with its
+-- parent (a copy-on-write fault, for a few of them).
 local sources = setmetatable({}, { __mode = "k" })
 local function source_of(f)
   local s = sources[f]
   if not s then
     local info = debug.getinfo(f, "S")
-    local mine = info.source:sub(1, #HERE) == HERE
-    s = { mine, info.short_src, mine and info.source:sub(#HERE + 1) }
+    s = { info.source:find(HERE, 1, true) == 1, info.short_src, info.source }
     sources[f] = s
   end
   return s
@@ -152,17 +154,20 @@ end
 -- the mountns frame just below it when the call came through mountns (a
 -- recipe, a shell transcript).
 local function caller(level)
-  local via
+  local via, via_line
   for l = level, level + 60 do
     local info = debug.getinfo(l, "fl")
     if not info then break end
     if info.currentline > 0 then
       local s = source_of(info.func)
-      if not s[1] then return s[2] .. ":" .. info.currentline, via end
-      via = s[3] .. ":" .. info.currentline
+      if not s[1] then
+        return string.format("%s:%d", s[2], info.currentline),
+          via and string.format("%s:%d", via[3]:sub(#HERE + 1), via_line)
+      end
+      via, via_line = s, info.currentline
     end
   end
-  return "?", via
+  return "?", via and string.format("%s:%d", via[3]:sub(#HERE + 1), via_line)
 end
 
 -- The errno name at the end of a failure's message ("... (ENOENT)").
