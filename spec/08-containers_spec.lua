@@ -168,11 +168,16 @@ describe("user-namespace rules", function()
   end)
 
   it("ns:locked raises for a path that is not a mount", function()
-    local err = scenario(function(sh1)
+    local err, on_mount, direct = scenario(function(sh1)
       local u = less_privileged(sh1)
-      return select(2, pcall(u.locked, u, "/nowhere"))
+      sh1:mkdir("/X/sub")
+      -- a directory on a mount: statmount finds /X's mount, not one at the path
+      return select(2, pcall(u.locked, u, "/nowhere")), select(2, pcall(u.locked, u, "/X/sub")),
+        select(2, pcall(sh1.locked, sh1, "/X/sub"))
     end)
     assert.truthy(err:match("locked /nowhere: not a mount point"))
+    assert.truthy(on_mount:match("locked /X/sub: not a mount point"), on_mount)
+    assert.truthy(direct:match("locked /X/sub: not a mount point"), direct)
   end)
 end)
 
