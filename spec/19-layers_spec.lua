@@ -218,11 +218,13 @@ describe("layers", function()
 
   describe("the public API", function()
     local readme = read(ROOT .. "/README.md")
-    local function documented(name)
-      local n = name:gsub("%p", "%%%0")
-      return readme:find("mountns%." .. n .. "%f[^%w_]") ~= nil
-        or readme:find("`" .. n .. "[(`]") ~= nil
-    end
+    -- the names the README writes as mountns.NAME, `NAME(` or `NAME`,
+    -- gathered in one pass (a pattern search of the whole text a name
+    -- took 0.2 s); a name is documented when it is among them
+    local mentioned = {}
+    for n in readme:gmatch("mountns%.([%w_]+)") do mentioned[n] = true end
+    for n in readme:gmatch("`([%w_]+)%f[(`]") do mentioned[n] = true end
+    local function documented(name) return mentioned[name] == true end
 
     it("exports what the README documents, and no plumbing of the core", function()
       local mountns = require "mountns"
