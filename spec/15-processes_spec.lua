@@ -132,11 +132,39 @@ describe("processes", function()
       { n = 1 },
       { true, false, nil, 0, 1, 127, 128, 16383, 16384, -1, -300, n = 11 },
       { 9007199254740991, -9007199254740991, n = 2 }, -- 2^53 - 1
+      -- each length of a varint at both ends (1 to 5 bytes), both signs
+      { 127, 128, 16383, 16384, 2097151, 2097152, 268435455, 268435456, 34359738367,
+        -127, -128, -16383, -16384, -2097151, -2097152, -268435456, n = 16 },
+      { ("a"):rep(127), ("b"):rep(128), ("c"):rep(16383), ("d"):rep(16384), n = 4 },
       { "", "a\0b", ("x"):rep(300), "call", 2, "exists", "/", n = 7 },
       -- flat tables (an options table: mkdir's), as child.encode writes them
       { "call", 2, "mkdir", "/X/c", { parents = true, mode = "0755" }, n = 5 },
       { {}, { 1, 2, "x", [true] = false, [-5] = "m" }, n = 2 },
     }
+
+    it("child.encode writes each integer and length as its varint, 7 bits a byte, "
+      .. "low first (the bytes of 1 to 8 byte varints)", function()
+      local VARINTS = {
+        [0] = "\0", [1] = "\1", [127] = "\127", [128] = "\128\1", [300] = "\172\2",
+        [16383] = "\255\127", [16384] = "\128\128\1", [16385] = "\129\128\1",
+        [2097151] = "\255\255\127", [2097152] = "\128\128\128\1",
+        [268435455] = "\255\255\255\127", [268435456] = "\128\128\128\128\1",
+        [9007199254740991] = ("\255"):rep(7) .. "\15", -- 2^53 - 1
+      }
+      for z, bytes in pairs(VARINTS) do
+        assert.are.equal("1;p" .. bytes, child.encode("result", { z, n = 1 }))
+        if z > 0 then
+          assert.are.equal("1;m" .. bytes, child.encode("result", { -z, n = 1 }))
+        end
+        assert.are.same({ z, -z, n = 2 }, child.decode(child.encode("result", { z, -z, n = 2 })))
+      end
+      for _, len in ipairs { 127, 128, 16383, 16384, 2097151, 2097152 } do
+        local s = ("x"):rep(len)
+        local msg = child.encode("result", { s, n = 1 })
+        assert.are.equal("1;s" .. VARINTS[len] .. s, msg)
+        assert.are.same({ s, n = 1 }, child.decode(msg))
+      end
+    end)
 
     it("send_values writes the bytes child.encode and child.send write for scalars", function()
       for _, vals in ipairs(SCALARS) do
