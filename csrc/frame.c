@@ -182,7 +182,9 @@ static void frame_put_table(lua_State *L, int idx, char *buf, size_t *len)
 Send values as one child.lua frame (`o`), with one system call, if each
 is nil, a boolean, an integer below 2^53, a string, or a table without a
 metatable whose keys and values are such scalars, and the message is
-within `max` bytes (counted as child.encode counts them).
+within `max` bytes: its body (the count included, as child.send counts it)
+and child.encode's estimate (32 bytes a value plus a string's bytes) both,
+whatever the message's size (an empty message too).
 @function send_values
 @tparam int fd a socket (or pipe) to the other process
 @tparam int max the size limit (mountns.child.MAX_BYTES)
@@ -237,6 +239,11 @@ static int lmns_frame_send_values(lua_State *L)
 		else
 			frame_put_scalar(L, i, buf, &len);
 	}
+	/* the body itself against max: the estimate leaves out the count
+	 * ("N;"), so a short message (no values) would pass any max */
+	if (max < 0 || (unsigned long long)(len - FRAME_HEAD) >
+	    (unsigned long long)max)
+		return lua_pushboolean(L, 0), 1;
 	/* the header last: the body's length is known now */
 	{	/* "o%08zx" */
 		size_t body = len - FRAME_HEAD;

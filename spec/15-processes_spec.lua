@@ -186,11 +186,15 @@ describe("processes", function()
         { { a = 0.5 }, n = 1 }, { { [{}] = 1 }, n = 1 }, { { f = print }, n = 1 },
         { setmetatable({}, {}), n = 1 }, { shared, shared, n = 2 },
         { { ("x"):rep(100) }, n = 1, max = 100 },
+        -- max holds for the shortest message too: the body "0;" is 2 bytes
+        { n = 0, max = 1 }, { n = 0, max = 0 }, { n = 0, max = -1 },
       } do
         assert.is_false(core.send_values(w, vals.max or child.MAX_BYTES, unpack(vals, 1, vals.n)))
       end
       assert.is_true(core.write_fd(w, "end"))
       assert.are.equal("end", core.read_exact(r, 3))
+      assert.is_true(core.send_values(w, 2)) -- the limit itself is within
+      assert.are.equal("o000000020;", core.read_exact(r, 11))
       core.close_fd(r); core.close_fd(w)
     end)
 
