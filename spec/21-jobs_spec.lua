@@ -435,9 +435,20 @@ describe("mountns run -j N", function()
     -- before: the run ended when the teardown did (30 s); now it is
     -- killed 0.5 s after the last report, its teardown never ended (0.5 s
     -- is also the scenario's own timeout: ~100x what it takes)
-    local out = cli("run --timeout 0.5 " .. a)
+    -- stdout as before; stderr names the file and the PID killed (before:
+    -- nothing, the kill was silent)
+    local out = helper.sh("cd " .. ROOT .. " && " .. helper.lua_vars()
+      .. " bin/mountns run --timeout 0.5 " .. a .. " 2>" .. dir .. "/hang2.err; echo \"exit=$?\"")
     assert.are.equal("ok   hangs\n1 passed, 0 failed\nexit=0", untimed(out))
     assert.are.equal("", read(dir .. "/hang2.mark.teardown"))
+    local err = read(dir .. "/hang2.err")
+    local pid = err:match("^mountns: run: " .. a:gsub("%p", "%%%0")
+      .. ": its process still ending 0%.5 s after the last report %(%-%-timeout%): "
+      .. "killed PID (%d+)\n$")
+    assert.is_truthy(pid, err)
+    -- that PID was the script's process: killed (else, orphaned, it would
+    -- wait 30 s more)
+    assert.is_nil(io.open("/proc/" .. pid .. "/stat"))
   end)
 
   describe("usage", function()

@@ -333,6 +333,7 @@ function M.run(files, opts)
   -- the PIDs of scripts whose "done" frame is in but whose process may still
   -- be ending: reaped without waiting (`reap`)
   local exiting = {}
+  local exiting_path = {} -- their files, by PID (for the --timeout note)
 
   -- Start the script's process; false if it could not start (reported).
   local function start(path)
@@ -400,7 +401,9 @@ function M.run(files, opts)
   local function finish(st, interrupted)
     local how, code
     if st.done then
-      if core.waitpid(st.pid, "nohang") == "running" then exiting[#exiting + 1] = st.pid end
+      if core.waitpid(st.pid, "nohang") == "running" then
+        exiting[#exiting + 1], exiting_path[st.pid] = st.pid, st.path
+      end
     else
       how, code = core.waitpid(st.pid)
     end
@@ -491,7 +494,16 @@ function M.run(files, opts)
       local sig = left > 0 and core.wait_any(math.min(tick, left), sigfd)
       if left <= 0 or sig then
         interrupted = sig and true or false
-        for _, pid in ipairs(exiting) do core.kill(pid, "KILL") end
+        for _, pid in ipairs(exiting) do
+          core.kill(pid, "KILL")
+          -- the timeout says so on stderr, a line a file (stdout's report is
+          -- whole): a teardown that hangs is seen, not only in the run's time
+          if not interrupted then
+            io.stderr:write(string.format("mountns: run: %s: its process still ending "
+              .. "%g s after the last report (--timeout): killed PID %d\n",
+              exiting_path[pid], opts.timeout or 60, pid))
+          end
+        end
         break
       end
       tick = math.min(tick * 2, 0.05)
