@@ -585,7 +585,7 @@ describe("the model against the kernel #model", function()
     assert.are.equal("ELOOP ok", outcomes)
   end)
 
-  it("pivot_root, with and without put_old", function()
+  it("pivot_root, with and without put_old, into a read-only root", function()
     same(function(sh1, nss)
       sh1:mkdir("/new/old")
       sh1:mount("n", "/new", "tmpfs"); sh1:mkdir("/new/old")
@@ -595,6 +595,12 @@ describe("the model against the kernel #model", function()
       local d = sh1:unshare()
       nss[3] = d
       d:pivot_root("/new")
+      -- into a read-only root: nothing is made there (pivot_root(2)'s "."
+      -- "." form; before, mkdir of /ro/.pivot_old failed with EROFS)
+      sh1:mkdir("/ro"); sh1:mount("r", "/ro", "tmpfs", "ro")
+      local e = sh1:unshare()
+      nss[4] = e
+      e:pivot_root("/ro")
     end)
   end)
 end)

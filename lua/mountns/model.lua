@@ -1409,6 +1409,8 @@ local function umount_order(original, set, going, clist)
   return out
 end
 
+local umount_mount
+
 local function umount_op(ns, target, names)
   local op = "umount"
   local lazy = false
@@ -1420,6 +1422,12 @@ local function umount_op(ns, target, names)
   end
   local mnt, dpath = resolve(ns, walkpath(target), op, target)
   if not mount_root(mnt, dpath) then fail("EINVAL", op, target) end
+  return umount_mount(ns, mnt, lazy, target)
+end
+
+-- umount2(2) of the mount mnt (found at target), with MNT_DETACH if lazy
+function umount_mount(ns, mnt, lazy, target)
+  local op = "umount"
   if mnt.locked then fail("EINVAL", op, target) end
   if not mnt.parent then
     error("ns:umount: unmounting the root of a namespace is not available in the model", 0)
@@ -1947,18 +1955,12 @@ Space.pivot_root = method("pivot_root", function(self, new_root, opts)
     pivot(self, nr, walkpath(nr .. "/" .. put_old), ".", "." .. put_old)
     return true
   end
-  local old = nr == "/" and "/.pivot_old" or nr .. "/.pivot_old"
-  local mnt, dpath, node = resolve(self, nr, "mkdir", old)
-  if not node.dir then fail("ENOTDIR", "mkdir", old) end
-  local full = join(dpath, ".pivot_old")
-  if not mnt.sb.nodes[full] then
-    if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "mkdir", old) end
-    mnt.sb.nodes[full] = { dir = true }
-  end
-  pivot(self, nr, old, ".", ".pivot_old")
-  umount_op(self, "/.pivot_old", { "detach" })
-  local m2, d2 = resolve(self, "/", "rmdir", "/")
-  m2.sb.nodes[join(d2, ".pivot_old")] = nil
+  -- pivot_root(2)'s "." "." form (ops.pivot_root's): the old root stacked
+  -- on the new one, then detached from there
+  resolve(self, nr, "chdir", new_root)
+  local old_root = self.root
+  pivot(self, nr, nr, ".", ".")
+  umount_mount(self, old_root, true, ".")
   return true
 end)
 

@@ -16,25 +16,17 @@ end
 
 --- pivot_root into new_root and detach the old root, as runtimes do; or,
 -- with put_old (a directory, as a path inside new_root), keep the old root
--- mounted there, as pivot_root(8) does.
+-- mounted there, as pivot_root(8) does. Without put_old it is pivot_root(2)'s
+-- "." "." form: the old root is stacked on the new one and detached from
+-- there, so nothing is made in new_root (a read-only one will do). The one
+-- home of "pivot into this directory": a scenario's child pivots with it too.
 function ops.pivot_root(new_root, put_old)
-  if put_old then
-    local ok, err, errno = core.chdir(new_root)
-    if ok then ok, err, errno = core.pivot_root(".", "." .. put_old) end
-    if not ok then return nil, err, errno end
-    assert(core.chdir("/"))
-    return true
-  end
-  local old = new_root .. "/.pivot_old"
-  local ok, err, errno = core.mkdir(old)
-  if not ok and errno ~= core.errno.EEXIST then return nil, err, errno end
-  ok, err, errno = core.chdir(new_root)
-  if ok then ok, err, errno = core.pivot_root(".", ".pivot_old") end
+  local ok, err, errno = core.chdir(new_root)
+  if ok then ok, err, errno = core.pivot_root(".", put_old and "." .. put_old or ".") end
+  if ok and not put_old then ok, err, errno = core.umount(".", "detach") end
   if not ok then return nil, err, errno end
   assert(core.chdir("/"))
-  ok, err, errno = core.umount("/.pivot_old", "detach")
-  os.remove("/.pivot_old")
-  return ok, err, errno
+  return true
 end
 
 -- An io failure in the core's form: "op path: strerror (ENAME)", errno

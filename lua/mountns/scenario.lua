@@ -162,12 +162,7 @@ local function enter_template()
   if t.user then t.user:close() end
   assert(core.unshare { mount = true, propagation = "private" })
   assert(core.mount("mountns", "/root", "tmpfs", nil, "mode=0755"))
-  -- pivot_root(2)'s "." "." form: the old root is stacked on the new one
-  -- and detached from there (no put_old directory made and removed)
-  assert(core.chdir("/root"))
-  assert(core.pivot_root(".", "."))
-  assert(core.umount(".", "detach"))
-  assert(core.chdir("/"))
+  assert(ops.pivot_root("/root"))
   return namespace.finish
 end
 
