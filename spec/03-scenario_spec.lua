@@ -182,15 +182,22 @@ describe("scenario", function()
     end)
 
     it("run calls a function inside the namespace and comes back", function()
-      local inside, back, after = scenario(function(sh1)
+      local inside, back, after, where = scenario(function(sh1)
         local sh2 = sh1:unshare()
         local id = sh2:run(function() return mountns.namespace():id() end)
-        return id == sh2:id(), mountns.namespace():id() == sh1:id(),
-          select(2, pcall(sh2.run, sh2, function() error("in sh2") end))
+        local here = mountns.namespace():id() == sh1:id()
+        local err = select(2, pcall(sh2.run, sh2, function() error("in sh2") end))
+        -- after each failure in sh2 (a raising ns:run, a failing method) the
+        -- process is back in sh1
+        local ids = { mountns.namespace():id() }
+        pcall(sh2.umount, sh2, "/nope")
+        ids[2] = mountns.namespace():id()
+        return id == sh2:id(), here, err, { ids[1] == sh1:id(), ids[2] == sh1:id() }
       end)
       assert.is_true(inside)
       assert.is_true(back)
       assert.truthy(after:match("in sh2"))
+      assert.are.same({ true, true }, where)
     end)
 
     it("pid is a process in the namespace: /proc/PID/mountinfo shows it", function()

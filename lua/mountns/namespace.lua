@@ -100,6 +100,21 @@ local function switch_to(ns)
   end
 end
 
+-- pcall(fn, ...)'s results with the process in ns's mount namespace, and
+-- back in the one it was in after, also when fn raises (unless that one
+-- was closed meanwhile): the one switch-and-restore of ns:run, ns:find and
+-- the methods' operations. (Varargs, not a table: ns:find packs nothing.)
+local function back_to(back, ...)
+  if back and not back.closed then switch_to(back) end
+  return ...
+end
+local function pcall_in(ns, fn, ...)
+  local back = state.current
+  if back == ns then return pcall(fn, ...) end
+  switch_to(ns)
+  return back_to(back, pcall(fn, ...))
+end
+
 -- ---- the step recorder ----------------------------------------------------
 -- Every call that may change a namespace (mkdir, write, mount, umount,
 -- bind, move, remount, make_*, chdir, symlink, pivot_root, the new mount
@@ -207,10 +222,7 @@ end
 function Namespace:run(fn, ...)
   check_open(self, "run")
   argcheck.typed(fn, "function", "ns:run", 1, 2)
-  local back = state.current
-  switch_to(self)
-  local res = pack(pcall(fn, ...))
-  if back and not back.closed then switch_to(back) end
+  local res = pack(pcall_in(self, fn, ...))
   record(self, "run", pack(...), res, nil, 2)
   if not res[1] then error(res[2], 0) end
   return unpack(res, 2, res.n)
@@ -225,12 +237,7 @@ end
 -- through here.)
 local function exec(ns, op, ...)
   if ns.agent then return pack(pcall(ns.agent.call, ns.agent, ns.serial, op, ...)) end
-  local back = state.current
-  if back == ns then return pack(pcall(ops[op], ...)) end
-  switch_to(ns)
-  local res = pack(pcall(ops[op], ...))
-  if back and not back.closed then switch_to(back) end
-  return res
+  return pack(pcall_in(ns, ops[op], ...))
 end
 
 -- exec's results (pcall's, packed) for the method `name` that called it:
@@ -541,10 +548,7 @@ function Namespace:find(path, opts)
     -- as self:run(statmount_at, path), without its step: the recorder
     -- drops a step of mountns's own ns:run anyway (a read), after the
     -- stack walk and the packing that this saves
-    local back = state.current
-    switch_to(self)
-    local ok, r = pcall(statmount_at, path)
-    if back and not back.closed then switch_to(back) end
+    local ok, r = pcall_in(self, statmount_at, path)
     if not ok then error(r, 0) end
     if r then return r end
     if r == false then return nil end
