@@ -376,6 +376,21 @@ function M.fork(body, ...)
   return pid, err, errno
 end
 
+--- Reap the PIDs of a list that have ended (all of them, waiting for
+-- each, with `wait`), and take them out of the list: the children whose
+-- result is in but whose exit was not waited for (`mountns.isolate`'s,
+-- `mountns run`'s scripts).
+-- @tparam table list PIDs
+-- @tparam[opt] boolean wait
+function M.reap_list(list, wait)
+  for i = #list, 1, -1 do
+    if wait or core.waitpid(list[i], "nohang") ~= "running" then
+      if wait then core.waitpid(list[i]) end
+      table.remove(list, i)
+    end
+  end
+end
+
 --- Send one frame: a kind letter, 8 hex digits of length, the body.
 -- @tparam int fd a pipe's write end
 -- @tparam string kind "o" (values), "e" (an error message) or "f" (a test

@@ -101,25 +101,11 @@ local probed = false
 -- whose exit was not waited for
 local later_pid, exiting = nil, {}
 
---- Reap the PIDs of a list that have ended (all of them, waiting for
--- each, with `wait`), and take them out of the list. `mountns run` keeps
--- its scripts' processes in such a list too.
--- @tparam table list PIDs
--- @tparam[opt] boolean wait
-function M.reap_list(list, wait)
-  for i = #list, 1, -1 do
-    if wait or core.waitpid(list[i], "nohang") ~= "running" then
-      if wait then core.waitpid(list[i]) end
-      table.remove(list, i)
-    end
-  end
-end
-
 --- Reap the children whose result is in and whose exit was not waited for
 -- (`reap_later`): those that have ended, or with `wait` all of them.
 -- @tparam[opt] boolean wait
 function M.reap(wait)
-  M.reap_list(exiting, wait)
+  child_proto.reap_list(exiting, wait)
 end
 
 --- From now on, in this process, a child's result is returned as soon as

@@ -389,7 +389,7 @@ function M.run(files, opts)
   -- Reap the processes of `exiting` that have ended (all of them, waiting,
   -- with `wait`).
   local function reap(wait)
-    isolate.reap_list(exiting, wait)
+    child_proto.reap_list(exiting, wait)
   end
 
   -- The script's report is complete: its "done" frame is in, or its pipe
