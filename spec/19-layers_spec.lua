@@ -92,6 +92,30 @@ describe("layers", function()
       out)
   end)
 
+  it("spec/parallel (make test) keeps the time of each file a busted ran with others: "
+    .. "its own, measured by spec/helper.lua, not a share of the last run's", function()
+    -- the last run's times put a and b in one busted (each is short next
+    -- to c), a at 0 ms: its share of the group's time stayed 0 for ever,
+    -- and a file that grew slow stayed grouped
+    local dir = helper.tempdir()
+    helper.write(dir, "a_spec.lua", 'it("waits", function() os.execute("sleep 0.3") end)\n')
+    helper.write(dir, "b_spec.lua", 'it("passes", function() end)\n')
+    helper.write(dir, "c_spec.lua", 'it("passes", function() end)\n')
+    helper.write(dir, "out.times", "0 a_spec.lua\n1 b_spec.lua\n100000 c_spec.lua\n1 lint\n")
+    local abs = helper.sh("cd " .. ROOT .. " && pwd")
+    local build, interp = helper.lua_cmd():match("LUA_CPATH='[^']-(/build[^']*)' (%S+)$")
+    local out = helper.sh(string.format("cd %s && LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;' "
+      .. "LUA_CPATH='%s%s' BUSTED_CMD='busted --lua=%s --helper=%s/spec/helper.lua' "
+      .. "sh %s/spec/parallel 1 out true a_spec.lua b_spec.lua c_spec.lua 2>&1; echo \"exit=$?\"",
+      dir, abs, abs, abs, build, interp, abs, abs))
+    local jobs, times = helper.read(dir .. "/out/jobs"), helper.read(dir .. "/out.times")
+    helper.sh("rm -r " .. dir)
+    assert.truthy(out:find("\nexit=0$"), out)
+    assert.equal("a_spec.lua b_spec.lua\nc_spec.lua\n", jobs)
+    local a = tonumber(times:match("(%d+) a_spec%.lua"))
+    assert.truthy(a and a >= 300, times) -- at least its sleep
+  end)
+
   describe("the require graph (doc/layers.lua)", function()
     local layers = dofile(ROOT .. "/doc/layers.lua")
 
