@@ -711,29 +711,24 @@ static int lmns_mount_umount_copy(lua_State *L)
 	struct lmns_probe p, *shared;
 	sigset_t all, old;
 	size_t size = 64 * 1024;
-	char *stack;
+	char *map;
 	pid_t pid;
 
 	p.path = lmns_checkpath(L, 1);
 	p.op = "clone";
 	p.err = EIO;
-	/* the answer in a shared page: valgrind runs this clone as a fork */
-	shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shared == MAP_FAILED)
+	/* one mapping: the answer at its bottom, the child's stack growing
+	 * down from its top; shared, since valgrind runs this clone as a fork */
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (map == MAP_FAILED)
 		return lmns_fail(L, errno, "clone", NULL, NULL);
+	shared = (struct lmns_probe *)(void *)map;
 	*shared = p;
-	stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED) {
-		p.err = errno;
-		munmap(shared, sizeof *shared);
-		return lmns_fail(L, p.err, "clone", NULL, NULL);
-	}
 	/* no signal handler may run in the child, on the caller's memory */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = clone(lmns_mount_probe_child, stack + size,
+	pid = clone(lmns_mount_probe_child, map + size,
 		    CLONE_VM | CLONE_VFORK | SIGCHLD, shared);
 	if (pid < 0)
 		shared->err = errno;
@@ -742,8 +737,7 @@ static int lmns_mount_umount_copy(lua_State *L)
 	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	p = *shared;
-	munmap(stack, size);
-	munmap(shared, sizeof *shared);
+	munmap(map, size);
 	if (p.err == 0) {
 		lua_pushboolean(L, 1);
 		return 1;
