@@ -18,8 +18,10 @@
  *   fault in as huge pages when first touched. glibc advises before it
  *   writes a new stretch; here malloc has already written a chunk header in
  *   its first range, which then holds 4 KB pages: MADV_COLLAPSE makes that
- *   one range huge (a copy of a few pages, once a step). The heap as it
- *   was at the load is left alone;
+ *   one range huge (a copy of a few pages, once a step; not for the first
+ *   stretch when the heap at the load ended off a 2 MB boundary, where
+ *   there is nothing it could collapse). The heap as it was at the load is
+ *   left alone;
  * - blocks of 4 MB and more (served by mmap, not the heap) get their whole
  *   2 MB ranges advised too.
  *
@@ -124,7 +126,15 @@ static void lmns_heap_moved(char *brk)
 	if (from < (uintptr_t)heap_base)	/* not what was there before */
 		from = (uintptr_t)heap_base;
 	madvise((void *)from, to - from, MADV_HUGEPAGE);
-	madvise((void *)from, HUGE_PAGE, MADV_COLLAPSE);
+	/* The first range made huge, where it can be: from heap_base (the
+	 * first stretch, most loads: heap_base is seldom on a boundary) the
+	 * range that holds the 4 KB pages starts below heap_base, in the
+	 * load's part of the heap, another mapping; and the first whole range
+	 * above heap_base holds no page yet (it faults in huge): a collapse
+	 * there does nothing (the kernel answers 0 unaligned, EINVAL aligned
+	 * up: no page table to collapse), so none is asked for. */
+	if ((from & (HUGE_PAGE - 1)) == 0)
+		madvise((void *)from, HUGE_PAGE, MADV_COLLAPSE);
 	heap_advised = (char *)to;
 }
 
