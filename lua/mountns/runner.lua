@@ -487,7 +487,8 @@ function M.run(files, opts)
     -- heard (SIGINT is read from sigfd, not delivered: it kills them and the
     -- run ends as interrupted), for the run's timeout at most (then killed):
     -- one that hangs (a scenario's teardown) does not hold the run
-    local deadline, tick = core.clock() + (opts.timeout or 60), 0.001
+    local limit = opts.timeout or 60
+    local deadline, tick = core.clock() + limit, 0.001
     reap()
     while exiting[1] do
       local left = deadline - core.clock()
@@ -501,7 +502,7 @@ function M.run(files, opts)
           if not interrupted then
             io.stderr:write(string.format("mountns: run: %s: its process still ending "
               .. "%g s after the last report (--timeout): killed PID %d\n",
-              exiting_path[pid], opts.timeout or 60, pid))
+              exiting_path[pid], limit, pid))
           end
         end
         break
