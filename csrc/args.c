@@ -368,23 +368,6 @@ lua_Integer lmns_optinteger(lua_State *L, int arg, const char *field,
 	return v;
 }
 
-/* opts.field as a string or NULL; the string stays referenced by opts. */
-const char *lmns_optfield(lua_State *L, int arg, const char *field)
-{
-	const char *s = NULL;
-
-	if (!lmns_getopt(L, arg, field))
-		return NULL;
-	if (lua_type(L, -1) == LUA_TSTRING)
-		s = lua_tostring(L, -1);
-	else
-		luaL_argerror(L, arg, lua_pushfstring(L,
-			"option '%s' must be a string, got %s", field,
-			luaL_typename(L, -1)));
-	lua_pop(L, 1);
-	return s;
-}
-
 /*
  * Flag sets by kind, for _parse_flags: each area registers its static sets
  * here at open time, so the parser can be driven (by specs and the fuzzer)

@@ -78,7 +78,6 @@ int lmns_optbool(lua_State *L, int arg, const char *field, int def);
 void lmns_checkkeys(lua_State *L, int arg, const char *const known[]);
 int lmns_optoption(lua_State *L, int arg, const char *field, int def,
 		   const char *const names[]);
-const char *lmns_optfield(lua_State *L, int arg, const char *field);
 const char *lmns_checkcstring(lua_State *L, int arg, const char *what);
 const char *lmns_optcstring(lua_State *L, int arg, const char *def,
 			    const char *what);

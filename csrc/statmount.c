@@ -596,6 +596,60 @@ mount's mount point alone, without building a record for the others
 @treturn[2] int errno
 @see listmount(2), statmount(2)
 */
+/* Is path in the form the kernel gives a mount point: absolute, no empty,
+ * "." or ".." component, no trailing slash ("/" itself aside)? Any other
+ * spelling could never equal a mount point: refused, not answered empty. */
+static int is_mount_point_form(const char *path, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || path[0] != '/')
+		return 0;
+	if (len == 1)
+		return 1;
+	if (path[len - 1] == '/')
+		return 0;
+	for (i = 0; i < len; i++) {
+		const char *c = path + i + 1;	/* a component after a slash */
+
+		if (path[i] != '/')
+			continue;
+		if (c[0] == '/' || (c[0] == '.' && (c[1] == '/' || c[1] == 0)) ||
+		    (c[0] == '.' && c[1] == '.' && (c[2] == '/' || c[2] == 0)))
+			return 0;
+	}
+	return 1;
+}
+
+/* listmount's opts.target, or NULL. The string stays on the stack (slot
+ * 2, left there until the function returns): an __index function may give
+ * a string nothing else holds, which a collection would free. */
+static const char *listmount_target(lua_State *L)
+{
+	size_t len;
+	const char *target;
+
+	if (lua_isnil(L, 1)) {
+		lua_pushnil(L);		/* no options: the slot all the same */
+		return NULL;
+	}
+	lua_getfield(L, 1, "target");
+	if (lua_isnil(L, -1))
+		return NULL;
+	if (lua_type(L, -1) != LUA_TSTRING)
+		luaL_argerror(L, 1, lua_pushfstring(L,
+			"option 'target' must be a string, got %s",
+			luaL_typename(L, -1)));
+	target = lua_tolstring(L, -1, &len);
+	if (strlen(target) != len)
+		luaL_argerror(L, 1, "option 'target': embedded NUL byte");
+	if (!is_mount_point_form(target, len))
+		luaL_argerror(L, 1, lua_pushfstring(L,
+			"option 'target' must be an absolute path in normal "
+			"form (as a mount point is written), got '%s'", target));
+	return target;
+}
+
 static int lmns_statmount_listmount(lua_State *L)
 {
 	static const char *const known[] = {
@@ -622,13 +676,7 @@ static int lmns_statmount_listmount(lua_State *L)
 	from = lmns_optbool(L, 1, "propagate_from", 0);
 	if (from)
 		mask |= STATMOUNT_PROPAGATE_FROM;
-	target = lmns_optfield(L, 1, "target");
-	if (target) {
-		lua_getfield(L, 1, "target");
-		if (strlen(target) != lua_rawlen(L, -1))
-			return luaL_argerror(L, 1, "option 'target': embedded NUL byte");
-		lua_pop(L, 1);
-	}
+	target = listmount_target(L);
 	memset(&req, 0, sizeof req);
 	req.mnt_id = (uint64_t)lmns_optinteger(L, 1, "mnt_id",
 					       (lua_Integer)LSMT_ROOT);

@@ -525,6 +525,25 @@ describe("new mount API", function()
         "bad argument #1 to 'listmount' (option 'target' must be a string, got number)")
       assert.has_error(function() mountns.listmount { target = "/a\0b" } end,
         "bad argument #1 to 'listmount' (option 'target': embedded NUL byte)")
+      -- a spelling no mount point has could only ever answer "none there"
+      for _, bad in ipairs { "proc", "", "/proc/", "//proc", "/a/./b", "/a/../b", "/a/." } do
+        assert.has_error(function() mountns.listmount { target = bad } end,
+          "bad argument #1 to 'listmount' (option 'target' must be an absolute path in "
+          .. "normal form (as a mount point is written), got '" .. bad .. "')")
+      end
+    end)
+
+    it("keeps a target an __index function made alive while it compares", function()
+      if not need("listmount") then return end
+      -- the string is held by nothing but the call (make asan catches a
+      -- read after a collection freed it)
+      local opts = setmetatable({}, { __index = function(_, k)
+        if k == "target" then collectgarbage(); return table.concat { "/", "pr", "oc" } end
+      end })
+      local want = assert(mountns.listmount { target = "/proc" })
+      local got = assert(mountns.listmount(opts))
+      assert.are.same(want, got)
+      assert.is_true(#got >= 1)
     end)
   end)
 
