@@ -78,8 +78,9 @@ end
 -- on first use, not when the scenario begins: a scenario that never leaves
 -- its first namespace never needs it (an open of /proc/self/ns/mnt, a new
 -- nsfs inode, and its close). Until then the process is in that
--- namespace: the process leaves one only through switch_to and unshare,
--- which open the handle of the namespace they leave first.
+-- namespace: a second namespace is made only by ns:unshare, which opens
+-- the handle of the namespace it copies first (both forms: the process's
+-- own unshare, and an agent's, which enters it by that handle).
 local function handle_of(ns)
   local h = ns.nsfd
   if not h then
@@ -91,9 +92,7 @@ end
 
 -- Enter ns if the process is not in it yet.
 local function switch_to(ns)
-  local from = state.current
-  if from ~= ns then
-    if from and not from.nsfd and not from.closed then handle_of(from) end
+  if state.current ~= ns then
     local ok, err = handle_of(ns):enter()
     if not ok then error(err, 0) end
     state.current = ns
