@@ -15,7 +15,7 @@ CFLAGS   ?= -O2 -g
 # only the headers of Lua: the interpreter provides its symbols
 LUA_CFLAGS := $(shell pkg-config --cflags $(LUA_PC) 2>/dev/null)
 MOUNT_CFLAGS := $(shell pkg-config --cflags mount 2>/dev/null)
-# libmount is loaded at run time (dlopen, csrc/mountinfo.c): only its headers
+# libmount is loaded at run time (dlopen, csrc/libmount.c): only its headers
 MOUNT_LIBS := -ldl -lpthread
 
 SRCS := $(wildcard csrc/*.c)
@@ -104,6 +104,10 @@ test: tools
 	sh spec/parallel $(TEST_JOBS) $(BUILD)/test '$(MAKE) --no-print-directory lint' \
 	  $(SPEC_FILES)
 
+# `make check`: the name autotools users type for the tests; the same as
+# `make test`.
+check: test
+
 # The soak alone: 09's few thousand scenarios in a row (flat memory, no fd
 # or process left); .ci/run counts it as a check of its own.
 soak: tools
@@ -115,7 +119,7 @@ soak: tools
 lint:
 	@mkdir -p $(BUILD)
 	luacheck -q --no-color --cache $(BUILD)/luacheck.cache lua spec bin examples bench doc
-	$(LUA) doc/layers.lua
+	$(LUA) spec/tools/layers.lua
 
 demo: deps
 	$(MAKE) all
@@ -162,7 +166,7 @@ diagrams: deps
 	done; echo "diagrams: $$(ls doc/diagrams/*.svg | wc -l) rendered into doc/diagrams"
 
 # LDoc HTML of the whole API in doc/ldoc/ (see config.ld; discount renders
-# the README's Markdown). Any LDoc warning fails; doc/undocumented.lua names
+# the README's Markdown). Any LDoc warning fails; spec/tools/undocumented.lua names
 # each function of mountns.core without a /*** comment in csrc/.
 doc: deps
 	$(MAKE) all
@@ -171,7 +175,7 @@ doc: deps
 	@ldoc . >$(BUILD)/ldoc.log 2>&1; rc=$$?; \
 	grep -v '^found master module\|^\*\*\*closing section' $(BUILD)/ldoc.log; \
 	if [ $$rc -ne 0 ] || grep -q ':[0-9][0-9]*: ' $(BUILD)/ldoc.log; then exit 1; fi
-	@$(LUA) doc/undocumented.lua
+	@$(LUA) spec/tools/undocumented.lua
 
 # ---- hardening (fuzz/README.md): libFuzzer, ASan + UBSan, valgrind -----
 

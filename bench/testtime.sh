@@ -2,7 +2,7 @@
 # bench/testtime.sh: the wall time of `make test` (spec files in parallel,
 # the short soak, cached luacheck) against the sequential way in the same
 # run: one `busted spec` (every spec, the 2,000-scenario soak included),
-# then luacheck without a cache and doc/layers.lua, as `make test` did
+# then luacheck without a cache and spec/tools/layers.lua, as `make test` did
 # before; and, to tell the parallel runner's share from the soak's, one
 # `busted --exclude-tags=soak spec`. ROUNDS rounds (3), the three
 # alternating in each; median, min and CPU (user+sys) of each, and the load
@@ -36,7 +36,7 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 new="make --no-print-directory LUA=$lua test"
 old="busted --lua=$lua --cpath='$build/?.so' spec &&
-  luacheck -q --no-color lua spec bin examples bench doc && $lua doc/layers.lua"
+  luacheck -q --no-color lua spec bin examples bench doc && $lua spec/tools/layers.lua"
 nosoak="busted --lua=$lua --cpath='$build/?.so' --exclude-tags=soak spec"
 
 echo "make test vs sequential busted, $rounds rounds, $(nproc) online CPUs, $lua"

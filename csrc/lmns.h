@@ -119,9 +119,6 @@ typedef struct lmns_builder {
 } lmns_builder;
 
 const char *lmns_record_key(int k);
-/* mountinfo.c: load libmount now (it is loaded on first parse), before the
- * process changes its root or forks; errno is kept */
-void lmns_libmount_preload(void);
 void lmns_builder_init(lua_State *L, lmns_builder *b);
 void lmns_rec_key(lua_State *L, const lmns_builder *b, int k);
 void lmns_rec_int(lua_State *L, const lmns_builder *b, int k, lua_Integer v);
@@ -132,6 +129,42 @@ void lmns_rec_memo(lua_State *L, lmns_builder *b, int k, int m,
 void lmns_rec_propagation(lua_State *L, const lmns_builder *b,
 			  lua_Integer shared, lua_Integer master,
 			  lua_Integer from, int unbindable);
+
+/*
+ * libmount.c: util-linux libmount, loaded on first use. The functions
+ * mountns calls (its mnt_ names without the prefix), set by
+ * lmns_libmount_load: NULL when loaded, else why not.
+ * lmns_libmount_preload loads it now, before the process changes its root
+ * or forks (out of reach after); errno is kept.
+ */
+#include <stdio.h>
+#include <sys/types.h>
+struct libmnt_fs;
+struct libmnt_iter;
+struct libmnt_table;
+struct lmns_libmount {
+	void (*free_iter)(struct libmnt_iter *);
+	dev_t (*fs_get_devno)(struct libmnt_fs *);
+	const char *(*fs_get_fstype)(struct libmnt_fs *);
+	int (*fs_get_id)(struct libmnt_fs *);
+	const char *(*fs_get_optional_fields)(struct libmnt_fs *);
+	int (*fs_get_parent_id)(struct libmnt_fs *);
+	const char *(*fs_get_vfs_options)(struct libmnt_fs *);
+	struct libmnt_iter *(*new_iter)(int);
+	struct libmnt_table *(*new_table)(void);
+	int (*table_get_nents)(struct libmnt_table *);
+	void *(*table_get_userdata)(struct libmnt_table *);
+	int (*table_next_fs)(struct libmnt_table *, struct libmnt_iter *,
+			     struct libmnt_fs **);
+	int (*table_parse_stream)(struct libmnt_table *, FILE *, const char *);
+	int (*table_set_parser_errcb)(struct libmnt_table *,
+		int (*)(struct libmnt_table *, const char *, int));
+	int (*table_set_userdata)(struct libmnt_table *, void *);
+	void (*unref_table)(struct libmnt_table *);
+};
+extern struct lmns_libmount lmns_lm;
+const char *lmns_libmount_load(void);
+void lmns_libmount_preload(void);
 
 /* procfs.c: /proc access that survives pivot_root (see lmns_procfs_openat) */
 int lmns_procfs_openat(lua_State *L, const char *relpath, int flags);

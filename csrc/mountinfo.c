@@ -10,13 +10,10 @@
  * Where libmount is lossy (a raw space in super options, "\000" in a
  * root, a "/dev/root" source), the record takes the field from the text.
  *
- * libmount is loaded (dlopen) on the first parse, not with core.so: it
- * brings libblkid, libselinux and libpcre2, whose loading cost as much as
- * the rest of `mountns show`, and the statmount path needs none of them.
+ * libmount is loaded on the first parse (libmount.c), not with core.so.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,94 +25,6 @@
 #include <libmount.h>
 
 #include "lmns.h"
-
-/* ---- libmount, loaded on first use ------------------------------------ */
-
-/* The libmount functions mountns calls, in lmns_lm_names order. */
-static struct lmns_lm {
-	void (*free_iter)(struct libmnt_iter *);
-	dev_t (*fs_get_devno)(struct libmnt_fs *);
-	const char *(*fs_get_fstype)(struct libmnt_fs *);
-	int (*fs_get_id)(struct libmnt_fs *);
-	const char *(*fs_get_optional_fields)(struct libmnt_fs *);
-	int (*fs_get_parent_id)(struct libmnt_fs *);
-	const char *(*fs_get_vfs_options)(struct libmnt_fs *);
-	struct libmnt_iter *(*new_iter)(int);
-	struct libmnt_table *(*new_table)(void);
-	int (*table_get_nents)(struct libmnt_table *);
-	void *(*table_get_userdata)(struct libmnt_table *);
-	int (*table_next_fs)(struct libmnt_table *, struct libmnt_iter *, struct libmnt_fs **);
-	int (*table_parse_stream)(struct libmnt_table *, FILE *, const char *);
-	int (*table_set_parser_errcb)(struct libmnt_table *, int (*)(struct libmnt_table *, const char *, int));
-	int (*table_set_userdata)(struct libmnt_table *, void *);
-	void (*unref_table)(struct libmnt_table *);
-} lm;
-
-static const char *const lmns_lm_names[] = {
-		"mnt_free_iter",
-		"mnt_fs_get_devno",
-		"mnt_fs_get_fstype",
-		"mnt_fs_get_id",
-		"mnt_fs_get_optional_fields",
-		"mnt_fs_get_parent_id",
-		"mnt_fs_get_vfs_options",
-		"mnt_new_iter",
-		"mnt_new_table",
-		"mnt_table_get_nents",
-		"mnt_table_get_userdata",
-		"mnt_table_next_fs",
-		"mnt_table_parse_stream",
-		"mnt_table_set_parser_errcb",
-		"mnt_table_set_userdata",
-		"mnt_unref_table",
-};
-
-/*
- * Load libmount (once per process; it stays loaded). NULL, or why not
- * (dlerror's text). Once the process has changed its root (pivot_root,
- * chroot, setns into another mount namespace) the library is out of
- * reach: lmns_libmount_preload loads it before each of those and before
- * fork, so a child parses what its parent could.
- */
-static const char *lmns_libmount(void)
-{
-	static void *h;
-	void *fn[sizeof lmns_lm_names / sizeof lmns_lm_names[0]];
-	/* the struct is the array of pointers fn, without padding */
-	typedef char lmns_lm_fits[sizeof lm == sizeof fn ? 1 : -1];
-	const char *why;
-	size_t i;
-
-	(void)sizeof(lmns_lm_fits);
-	if (h)
-		return NULL;
-	dlerror();
-	h = dlopen("libmount.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		why = dlerror();
-		return why ? why : "libmount.so.1: cannot load it";
-	}
-	for (i = 0; i < sizeof fn / sizeof fn[0]; i++) {
-		fn[i] = dlsym(h, lmns_lm_names[i]);
-		if (!fn[i]) {
-			why = dlerror();
-			dlclose(h);
-			h = NULL;
-			return why ? why : lmns_lm_names[i];
-		}
-	}
-	/* each pointer from dlsym, as POSIX allows: a void * to a function */
-	memcpy(&lm, fn, sizeof lm);
-	return NULL;
-}
-
-void lmns_libmount_preload(void)
-{
-	int err = errno;
-
-	(void)lmns_libmount();	/* a failure is reported by the parse */
-	errno = err;
-}
 
 /* ---- shape check ---------------------------------------------------- */
 
@@ -415,24 +324,24 @@ static void lmns_push_record(lua_State *L, lmns_builder *b,
 			     struct libmnt_fs *fs, const char *line,
 			     size_t len)
 {
-	dev_t dev = lm.fs_get_devno(fs);
+	dev_t dev = lmns_lm.fs_get_devno(fs);
 	lmns_fields f;
 
 	(void)lmns_check_line(line, len, &f);	/* checked: fills f */
 	lua_createtable(L, 0, 16);
-	lmns_rec_int(L, b, LMNS_K_ID, lm.fs_get_id(fs));
-	lmns_rec_int(L, b, LMNS_K_PARENT_ID, lm.fs_get_parent_id(fs));
+	lmns_rec_int(L, b, LMNS_K_ID, lmns_lm.fs_get_id(fs));
+	lmns_rec_int(L, b, LMNS_K_PARENT_ID, lmns_lm.fs_get_parent_id(fs));
 	lmns_rec_int(L, b, LMNS_K_MAJOR, major(dev));
 	lmns_rec_int(L, b, LMNS_K_MINOR, minor(dev));
 	lmns_rec_unescaped(L, b, LMNS_K_ROOT, f.root.p, f.root.len);
 	lmns_rec_unescaped(L, b, LMNS_K_TARGET, f.target.p, f.target.len);
 	lmns_rec_cstr(L, b, LMNS_K_OPTIONS, LMNS_M_OPTIONS,
-		      lm.fs_get_vfs_options(fs));
+		      lmns_lm.fs_get_vfs_options(fs));
 	lmns_rec_cstr(L, b, LMNS_K_FSTYPE, LMNS_M_FSTYPE,
-		      lm.fs_get_fstype(fs));
+		      lmns_lm.fs_get_fstype(fs));
 	lmns_rec_unescaped(L, b, LMNS_K_SOURCE, f.source.p, f.source.len);
 	lmns_rec_unescaped(L, b, LMNS_K_SUPER_OPTIONS, f.super.p, f.super.len);
-	lmns_rec_optional(L, b, lm.fs_get_optional_fields(fs));
+	lmns_rec_optional(L, b, lmns_lm.fs_get_optional_fields(fs));
 }
 
 /* ---- parsing ---------------------------------------------------------- */
@@ -442,7 +351,7 @@ static void lmns_push_record(lua_State *L, lmns_builder *b,
 static int lmns_parser_errcb(struct libmnt_table *tb, const char *filename,
 			     int line)
 {
-	long *bad = lm.table_get_userdata(tb);
+	long *bad = lmns_lm.table_get_userdata(tb);
 
 	(void)filename;
 	if (bad && *bad == 0)
@@ -472,7 +381,7 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 	lua_createtable(L, (int)n, 0);
 	if (n == 0)
 		return 1;
-	why = lmns_libmount();
+	why = lmns_libmount_load();
 	if (why) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "parse_mountinfo: cannot load libmount: %s",
@@ -480,25 +389,25 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 		lua_pushinteger(L, ELIBACC);
 		return 3;
 	}
-	tb = lm.new_table();
-	itr = lm.new_iter(MNT_ITER_FORWARD);
+	tb = lmns_lm.new_table();
+	itr = lmns_lm.new_iter(MNT_ITER_FORWARD);
 	f = fmemopen((void *)text, len, "r");
 	if (!tb || !itr || !f) {
 		int err = errno ? errno : ENOMEM;
 
-		lm.unref_table(tb);
-		lm.free_iter(itr);
+		lmns_lm.unref_table(tb);
+		lmns_lm.free_iter(itr);
 		if (f)
 			fclose(f);
 		return lmns_fail(L, err, "parse_mountinfo", NULL, NULL);
 	}
-	lm.table_set_userdata(tb, &bad);
-	lm.table_set_parser_errcb(tb, lmns_parser_errcb);
-	rc = lm.table_parse_stream(tb, f, "mountinfo");
+	lmns_lm.table_set_userdata(tb, &bad);
+	lmns_lm.table_set_parser_errcb(tb, lmns_parser_errcb);
+	rc = lmns_lm.table_parse_stream(tb, f, "mountinfo");
 	fclose(f);
-	if (rc == 0 && bad == 0 && lm.table_get_nents(tb) == (int)n) {
+	if (rc == 0 && bad == 0 && lmns_lm.table_get_nents(tb) == (int)n) {
 		/* no Lua error can be raised below except out-of-memory */
-		while (lm.table_next_fs(tb, itr, &fs) == 0) {
+		while (lmns_lm.table_next_fs(tb, itr, &fs) == 0) {
 			/* entry i is the i-th non-empty line (all were checked) */
 			for (;;) {
 				nl = memchr(line, '\n',
@@ -515,8 +424,8 @@ static int lmns_parse_text(lua_State *L, const char *text, size_t len)
 			line = nl < text + len ? nl + 1 : nl;
 		}
 	}
-	lm.free_iter(itr);
-	lm.unref_table(tb);
+	lmns_lm.free_iter(itr);
+	lmns_lm.unref_table(tb);
 	if (i != n) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "line %d: libmount could not parse it",

@@ -116,16 +116,17 @@ describe("layers", function()
     assert.truthy(a and a >= 300, times) -- at least its sleep
   end)
 
-  describe("the require graph (doc/layers.lua)", function()
-    local layers = dofile(ROOT .. "/doc/layers.lua")
+  describe("the require graph (spec/tools/layers.lua)", function()
+    local layers = dofile(ROOT .. "/spec/tools/layers.lua")
 
     it("has no circle and no arrow to a higher layer among lua/mountns/*.lua", function()
       assert.same({}, layers.check(layers.graph(ROOT .. "/lua/mountns")))
       -- the script as make and CI run it
-      assert.equal("", helper.sh("cd " .. ROOT .. " && " .. helper.LUA .. " doc/layers.lua"))
+      assert.equal("", helper.sh("cd " .. ROOT .. " && " .. helper.LUA .. " spec/tools/layers.lua"))
     end)
 
-    it("doc/architecture.md's Lua table places each module as doc/layers.lua does", function()
+    it("doc/architecture.md's Lua table places each module as spec/tools/layers.lua does",
+      function()
       local doc = read(ROOT .. "/doc/architecture.md")
       local lua_part = assert(doc:match("\n## Lua layers\n(.*)$"))
       local in_doc, layer = {}, nil
@@ -169,10 +170,107 @@ describe("layers", function()
         "circle: expect -> watch -> expect",
         "circle: format -> scenario -> format",
         "format.lua:2: defers scenario, a higher layer (5 > 2)",
-        "newthing.lua: no layer (add it to doc/layers.lua)",
+        "newthing.lua: no layer (add it to spec/tools/layers.lua)",
         "table.lua:1: requires scenario, a higher layer (5 > 2)",
         "watch.lua:2: requires expect inside a function (defer it with lazy.require at the top)",
         "watch.lua:2: requires expect, a higher layer (5 > 4)",
+      }, problems)
+    end)
+
+    it("sees a package folder's modules and their requires (mountns.pkg.x), and a require"
+      .. " of a module that does not exist", function()
+      local dir = helper.sh("mktemp -d")
+      local function write(name, text)
+        local f = assert(io.open(dir .. "/" .. name, "w"))
+        f:write(text)
+        f:close()
+      end
+      helper.sh("mkdir " .. dir .. "/model")
+      -- model (layer 2) is a folder: init requires its parts; a part
+      -- reaching up to a higher layer, a circle inside the package, and a
+      -- module naming a part that is not there
+      write("model/init.lua", 'local w = require "mountns.model.world"\n')
+      write("model/world.lua", 'local p = require "mountns.model.propagate"\n')
+      write("model/propagate.lua", 'local w = require "mountns.model.world"\n'
+        .. 'local s = require "mountns.check"\n')
+      write("scenario.lua", 'local m = require "mountns.model"\n'
+        .. 'local r = require "mountns.model.rules"\n')
+      local graph, names, files = layers.graph(dir)
+      local problems = layers.check(graph, names, files)
+      helper.sh("rm -r " .. dir)
+      table.sort(problems)
+      assert.same({ "model", "model.propagate", "model.world", "scenario" }, names)
+      assert.same({
+        "circle: model.world -> model.propagate -> model.world",
+        "model/propagate.lua:2: requires check, a higher layer (5 > 2)",
+        "scenario.lua:2: requires mountns.model.rules, which is no module",
+      }, problems)
+    end)
+  end)
+
+  describe("the C layers (spec/tools/layers.lua)", function()
+    local layers = dofile(ROOT .. "/spec/tools/layers.lua")
+
+    it("no call to a higher layer, no circle, no .c including another in csrc/", function()
+      assert.same({}, layers.ccheck(layers.cgraph(ROOT .. "/csrc")))
+    end)
+
+    it("doc/architecture.md's C table places each file and lists its calls as found", function()
+      local doc = read(ROOT .. "/doc/architecture.md")
+      local c_part = assert(doc:match("\n## C layers[^\n]*\n(.-)\n## Lua layers"))
+      local in_doc, calls_doc, layer = {}, {}, nil
+      for row in c_part:gmatch("\n(|[^\n]*)") do
+        local n, file, rest = row:match("^| (%d+) [^|]*| `([%w_]+)%.c` |(.*)$")
+        if not n then file, rest = row:match("^| | `([%w_]+)%.c` |(.*)$") end
+        if n then layer = tonumber(n) end
+        if file then
+          in_doc[file] = layer
+          calls_doc[file] = rest:match("|%s*([^|]-)%s*|%s*$")
+        end
+      end
+      local in_script = {}
+      for i, names in ipairs(layers.C_LAYERS) do
+        for _, name in ipairs(names) do in_script[name] = i end
+      end
+      assert.same(in_script, in_doc)
+      local graph = layers.cgraph(ROOT .. "/csrc")
+      local found = {}
+      for name, edges in pairs(graph) do
+        local to = {}
+        for _, e in ipairs(edges) do to[#to + 1] = e.to end
+        found[name] = #to == 0 and "—" or table.concat(to, ", ")
+      end
+      found.core = "every area" -- core.c opens every file: the table says so
+      assert.same(found, calls_doc)
+    end)
+
+    it("finds a call up a layer, a circle, a file without a layer and a .c include", function()
+      local dir = helper.sh("mktemp -d")
+      local function write(name, text)
+        local f = assert(io.open(dir .. "/" .. name, "w"))
+        f:write(text)
+        f:close()
+      end
+      write("lmns.h", "int lmns_a(int x);\nint lmns_b(void);\nvoid lmns_ns_x(void);\n"
+        .. "#define lmns_c(x) lmns_a((x))\n")
+      -- tree (1) calls ns (3) up; args <-> tree through a macro; a name in a
+      -- comment or a string is no call
+      write("tree.c", '#include "lmns.h"\nint lmns_b(void)\n{\n\tlmns_ns_x();\n'
+        .. '\treturn lmns_c(1);\n}\n')
+      write("args.c", '#include "lmns.h"\n#include "tree.c"\nint lmns_a(int x)\n{\n'
+        .. '\t/* lmns_ns_x() */ return x + lmns_b() + (int)sizeof "lmns_ns_x";\n}\n')
+      write("ns.c", '#include "lmns.h"\nvoid lmns_ns_x(void)\n{\n}\n')
+      write("extra.c", '#include "lmns.h"\n')
+      local graph, names, includes = layers.cgraph(dir)
+      local problems = layers.ccheck(graph, names, includes)
+      helper.sh("rm -r " .. dir)
+      table.sort(problems)
+      assert.same({ { to = "tree", via = "lmns_b" } }, graph.args)
+      assert.same({
+        "args.c: includes tree.c (only lmns.h and uapi.h: a .c includes no other file of csrc/)",
+        "circle: args -> tree -> args",
+        "extra.c: no layer (add it to spec/tools/layers.lua)",
+        "tree.c: calls ns (lmns_ns_x), a higher layer (3 > 1)",
       }, problems)
     end)
   end)

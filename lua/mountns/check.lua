@@ -627,7 +627,7 @@ function M.script(found, info)
     lines[#lines + 1] = commented(d, "--   ")
   end
   lines[#lines + 1] = ""
-  -- (written with format: doc/layers.lua reads a require in a string as one)
+  -- (written with format: spec/tools/layers.lua reads a require in a string as one)
   lines[#lines + 1] = string.format('local mountns = %s "mountns"', "require")
   lines[#lines + 1] = string.format('local expect = %s "mountns.expect"', "require")
   lines[#lines + 1] = ""

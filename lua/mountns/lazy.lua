@@ -7,7 +7,7 @@
 --     local model = lazy.require "mountns.model"
 --
 -- at the top of the file, and reads `model.x` as before: the first read
--- of any field requires the module. doc/layers.lua reads such a line as
+-- of any field requires the module. spec/tools/layers.lua reads such a line as
 -- an arrow like a plain require's (the same layer or a lower one, no
 -- circle: a deferred arrow still orders the layers); a require written
 -- inside a function stays a problem there.

@@ -1,5 +1,6 @@
 -- `make doc`, after LDoc: name each function or field of mountns.core that
--- has no /*** comment in csrc/ and so is missing from the reference.
+-- has no /*** comment in csrc/ and so is missing from the reference, and
+-- fail (exit 1) when there is one.
 local core = require "mountns.core"
 local f = assert(io.open("doc/ldoc/modules/mountns.core.html"))
 local html = f:read("*a")
@@ -14,3 +15,4 @@ table.sort(missing)
 if #missing > 0 then
   print("doc: undocumented in mountns.core: " .. table.concat(missing, " "))
 end
+os.exit(#missing == 0 and 0 or 1)
