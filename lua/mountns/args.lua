@@ -64,8 +64,8 @@ function M.options(opts, fname, argn, known, level)
   return opts
 end
 
---- A path: a string (a number is taken as its text, like the core does)
--- without a NUL byte.
+--- A path: a string without a NUL byte, as the core takes it
+-- (`lmns_checkpath`: a number is not a path, `mkdir(0/0)` made "-nan").
 -- @param path the argument
 -- @tparam string fname the public name
 -- @tparam int argn the argument's position
@@ -165,7 +165,7 @@ end
 
 --- The arguments of `ns:mkdir(path, opts)`, checked as the core checks
 -- them (the same messages on the kernel and on the model): its options'
--- names, the path (a string or a number, no NUL byte), `parents` (a
+-- names, the path (a string, no NUL byte), `parents` (a
 -- boolean) and `mode` (an integer 0..07777 or an octal string).
 -- @param path the argument
 -- @param opts the argument
@@ -176,9 +176,7 @@ function M.mkdir(path, opts, level)
   level = (level or 1) + 1
   opts = M.options(opts, "ns:mkdir", 2, NS_OPTIONS.mkdir, level)
   local t = type(path)
-  if t == "number" then
-    path = tostring(path)
-  elseif t ~= "string" then
+  if t ~= "string" then
     M.error("ns:mkdir", 1, "string expected, got " .. t, level)
   elseif path:find("\0", 1, true) then
     M.error("ns:mkdir", 1, "path contains a NUL byte", level)

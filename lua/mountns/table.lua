@@ -45,8 +45,8 @@ end
 -- @tparam[opt] integer level where the error points, as `error` counts it
 -- from the caller of normpath (default 1: that caller)
 -- @treturn string
--- @raise when path is not a string (a number is taken as its text, as
--- `mountns.args.path` does), is relative or holds a NUL byte
+-- @raise when path is not a string (`mountns.args.path`: a number is not
+-- a path), is relative or holds a NUL byte
 function M.normpath(path, fname, argn, level)
   fname, argn, level = fname or "normpath", argn or 1, (level or 1) + 1
   path = argcheck.path(path, fname, argn, level)
