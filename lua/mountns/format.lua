@@ -135,10 +135,10 @@ end
 -- ---- text --------------------------------------------------------------
 
 --- Escape a field for mountinfo-style text: `mountns.escape` (control
--- characters, DEL, C1 controls, bytes that are not UTF-8 and the backslash
--- as `\ooo`) plus the space, so that space, tab, newline and backslash
--- come out as the kernel's mangle() writes them: `\040`, `\011`, `\012`,
--- `\134`. `parse_mountinfo` reads every such escape back.
+-- characters, DEL, C1 controls, U+2028 and U+2029, bytes that are not
+-- UTF-8 and the backslash as `\ooo`) plus the space, so that space, tab,
+-- newline and backslash come out as the kernel's mangle() writes them:
+-- `\040`, `\011`, `\012`, `\134`. `parse_mountinfo` reads every such escape back.
 -- @tparam string s
 -- @treturn string
 function M.mangle(s)
