@@ -84,6 +84,21 @@ function M.path(path, fname, argn, level)
   return path
 end
 
+--- A PID (a whole number from 1), or nil.
+-- @param pid the argument
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam[opt=1] int level
+-- @return pid
+function M.pid(pid, fname, argn, level)
+  -- (NaN passes `pid < 1` but not `pid % 1 ~= 0`)
+  if pid ~= nil and (type(pid) ~= "number" or pid < 1 or pid % 1 ~= 0) then
+    M.error(fname, argn, "PID expected, got " .. (type(pid) == "number" and tostring(pid)
+      or type(pid)), (level or 1) + 1)
+  end
+  return pid
+end
+
 --- A number greater than 0 (seconds), or nil.
 -- @param v the value
 -- @tparam string fname the public name

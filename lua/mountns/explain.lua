@@ -146,9 +146,7 @@ end
 -- @treturn[2] string the error reading the process's table
 function M.live(path, pid)
   path = mtable.normpath(path, "explain.live", 1, 2)
-  if pid ~= nil and (type(pid) ~= "number" or pid < 1 or pid ~= math.floor(pid)) then
-    argcheck.error("explain.live", 2, "PID expected, got " .. tostring(pid), 2)
-  end
+  argcheck.pid(pid, "explain.live", 2, 2)
   local raw, err, errno = core.mountinfo(pid)
   if not raw then return nil, err, errno end
   local t = mtable.new(raw)
