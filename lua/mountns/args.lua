@@ -74,7 +74,6 @@ end
 function M.path(path, fname, argn, level)
   level = (level or 1) + 1
   local t = type(path)
-  if t == "number" then return tostring(path) end
   if t ~= "string" then
     M.error(fname, argn, "path expected, got " .. (path == nil and "no value" or t), level)
   end
