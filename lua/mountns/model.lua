@@ -2072,6 +2072,8 @@ function M.scenario(name, fn, opts, ...)
   local argn = 3
   if type(name) == "function" then
     name, fn, opts, argn = nil, name, fn, 2
+  elseif name ~= nil then
+    argcheck.typed(name, "string", "scenario", 1, 2) -- as mountns.scenario's
   end
   argcheck.typed(fn, "function", "scenario", argn - 1, 2)
   opts = argcheck.options(opts, "scenario", argn, SCENARIO_OPTIONS, 2)
