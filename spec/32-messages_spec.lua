@@ -319,19 +319,19 @@ describe("a path", function()
       assert(mountns.chdir(base))
       local out = { mounts = #mountns.mountinfo() }
       for name, call in pairs {
-        mkdir = function() return mountns.mkdir(0 / 0) end,
-        mkdir5 = function() return mountns.mkdir(5) end,
-        mount = function() return mountns.mount("x", 5, "tmpfs") end,
-        source = function() return mountns.mount(5, base, "tmpfs") end,
-        bind = function() return mountns.bind(base, 5) end,
-        symlink = function() return mountns.symlink("/", 7) end,
-        exists = function() return mountns.exists(5) end,
-        chdir = function() return mountns.chdir(5) end,
-        umount = function() return mountns.umount(5) end,
-        make_shared = function() return mountns.make_shared(5) end,
-        open_tree = function() return mountns.open_tree(5) end,
-        find = function() return mountns.mountinfo():find(5) end,
-        mounts_root = function() return mountns.mounts { root = 5 } end,
+        mkdir = function() local r = mountns.mkdir(0 / 0); return r end,
+        mkdir5 = function() local r = mountns.mkdir(5); return r end,
+        mount = function() local r = mountns.mount("x", 5, "tmpfs"); return r end,
+        source = function() local r = mountns.mount(5, base, "tmpfs"); return r end,
+        bind = function() local r = mountns.bind(base, 5); return r end,
+        symlink = function() local r = mountns.symlink("/", 7); return r end,
+        exists = function() local r = mountns.exists(5); return r end,
+        chdir = function() local r = mountns.chdir(5); return r end,
+        umount = function() local r = mountns.umount(5); return r end,
+        make_shared = function() local r = mountns.make_shared(5); return r end,
+        open_tree = function() local r = mountns.open_tree(5); return r end,
+        find = function() local r = mountns.mountinfo():find(5); return r end,
+        mounts_root = function() local r = mountns.mounts { root = 5 }; return r end,
       } do
         local ok, err = pcall(call)
         out[name] = ok and "accepted" or tostring(err)
@@ -346,16 +346,17 @@ describe("a path", function()
     assert.are.same({}, res.left)
     assert.are.equal(0, res.mounted)
     assert.is_true(res.made)
-    for _, name in ipairs { "mkdir", "mkdir5", "exists", "chdir", "umount", "make_shared",
-                            "source" } do
-      assert.matches("bad argument #1 to '[%w_.]*' %(string expected, got number%)", res[name],
-        nil, name)
+    for name, call in pairs { mkdir = "mkdir", mkdir5 = "mkdir", exists = "exists",
+                              chdir = "chdir", umount = "umount", source = "mount",
+                              make_shared = "make_shared" } do
+      assert.matches("bad argument #1 to '" .. call .. "' %(string expected, got number%)",
+        res[name], nil, name)
     end
     for _, name in ipairs { "mount", "bind", "symlink" } do
-      assert.matches("bad argument #2 to '[%w_.]*' %(string expected, got number%)", res[name],
-        nil, name)
+      assert.matches("bad argument #2 to '" .. name .. "' %(string expected, got number%)",
+        res[name], nil, name)
     end
-    assert.matches("bad argument #1 to '[%w_.]*' %(path or mount fd expected, got number%)",
+    assert.matches("bad argument #1 to 'open_tree' %(path or mount fd expected, got number%)",
       res.open_tree)
     assert.matches("bad argument #1 to 'find' %(path expected, got number%)", res.find)
     assert.matches("bad argument #1 to 'mounts' %(path expected, got number%)", res.mounts_root)
