@@ -39,9 +39,10 @@ end
 -- Raise unless h is an open core handle of a mount namespace (an nsfs fd:
 -- a userdata whose kind is "mnt"), at level as argcheck's: the core's own
 -- check would raise inside this file.
+local function kind_of(h) return h:kind() end
 local function check_handle(h, level)
   level = level + 1
-  local ok, kind = pcall(function() return h:kind() end)
+  local ok, kind = pcall(kind_of, h) -- (any value: indexing one may raise)
   if type(h) ~= "userdata" or not ok or kind ~= "mnt" then
     argcheck.error("mounts", 1, "mount namespace handle, scenario namespace or nil expected, "
       .. "got " .. (type(h) == "userdata" and tostring(h) or type(h)), level)
