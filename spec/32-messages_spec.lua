@@ -258,6 +258,10 @@ describe("every function require 'mountns' exports", function()
         function() local r = mountns.parse_mountinfo(5); return r end },
       { "mountinfo", "PID expected, got -1",
         function() local r = mountns.mountinfo(-1); return r end },
+      { "format", "got a table whose entry 1 is a number",
+        function() local r = mountns.format({ 5 }); return r end },
+      { "dot", "got a table whose entry 2 is a number",
+        function() local r = mountns.dot({ {}, 5 }); return r end },
     }
     for _, c in ipairs(cases) do
       local err = raised(c[3])
