@@ -262,6 +262,13 @@ describe("every function require 'mountns' exports", function()
         function() local r = mountns.format({ 5 }); return r end },
       { "dot", "got a table whose entry 2 is a number",
         function() local r = mountns.dot({ {}, 5 }); return r end },
+      -- mountns.table and a mount table's methods
+      { "new", "table of records expected, got number",
+        function() local r = mountns.table.new(5); return r end },
+      { "peers", "record or mount point expected, got number",
+        function() local r = mountns.mountinfo():peers(5); return r end },
+      { "children", "record or mount point expected, got boolean",
+        function() local r = mountns.mountinfo():children(true); return r end },
     }
     for _, c in ipairs(cases) do
       local err = raised(c[3])
