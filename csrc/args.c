@@ -14,7 +14,8 @@
  * A string that goes to the kernel as a C string (a path, a file system
  * type, mount data) must not hold a NUL byte: the kernel would read it cut
  * at the NUL and act on another path ("/c\0garbage" on "/c"). Every such
- * argument is read with lmns_checkcstring (lmns_checkpath).
+ * argument is read with lmns_checkcstring (lmns_checkpath). A path is a
+ * string: a number is not taken as its text.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -49,20 +50,25 @@ static unsigned long lmns_flag_lookup(lua_State *L, int arg,
 }
 
 /* A comma list of len bytes: a Lua string may hold NULs, and "ro\0x" must
- * not pass as "ro". */
+ * not pass as "ro". "" is no flag, as nil; an empty name in a list ("ro,,ro",
+ * "ro,") is a typo, not a flag left out. */
 static unsigned long lmns_flag_list(lua_State *L, int arg,
 				    const lmns_flag *set, const char *s,
 				    size_t len)
 {
 	unsigned long mask = 0;
-	const char *end, *stop = s + len;
+	const char *end, *start = s, *stop = s + len;
 
+	if (len == 0)
+		return 0;
 	for (;;) {
 		end = memchr(s, ',', (size_t)(stop - s));
 		if (!end)
 			end = stop;
-		if (end > s)
-			mask |= lmns_flag_lookup(L, arg, set, s, (size_t)(end - s));
+		if (end == s)
+			luaL_argerror(L, arg, lua_pushfstring(L,
+				"empty flag name in '%s'", start));
+		mask |= lmns_flag_lookup(L, arg, set, s, (size_t)(end - s));
 		if (end == stop)
 			return mask;
 		s = end + 1;
@@ -209,6 +215,27 @@ const char *lmns_optcstring(lua_State *L, int arg, const char *def,
 	if (lua_isnoneornil(L, arg))
 		return def;
 	return lmns_checkcstring(L, arg, what);
+}
+
+/*
+ * arg as a path: a string only (a number would be converted by
+ * luaL_checkstring: mkdir(0/0) made a directory named "-nan"), without a
+ * NUL byte.
+ */
+const char *lmns_checkpath(lua_State *L, int arg)
+{
+	if (lua_type(L, arg) != LUA_TSTRING)
+		luaL_argerror(L, arg, lua_pushfstring(L, "string expected, got %s",
+			luaL_typename(L, arg)));
+	return lmns_checkcstring(L, arg, "path");
+}
+
+/* lmns_checkpath, or def when arg is none or nil. */
+const char *lmns_optpath(lua_State *L, int arg, const char *def)
+{
+	if (lua_isnoneornil(L, arg))
+		return def;
+	return lmns_checkpath(L, arg);
 }
 
 /* luaL_checkoption that does not take "mnt\0x" for "mnt". */

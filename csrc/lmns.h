@@ -86,8 +86,8 @@ int lmns_checkoption(lua_State *L, int arg, const char *def,
 lua_Integer lmns_optinteger(lua_State *L, int arg, const char *field,
 			    lua_Integer def);
 /* a path argument: raises "path contains a NUL byte" */
-#define lmns_checkpath(L, arg) lmns_checkcstring((L), (arg), "path")
-#define lmns_optpath(L, arg, def) lmns_optcstring((L), (arg), (def), "path")
+const char *lmns_checkpath(lua_State *L, int arg);
+const char *lmns_optpath(lua_State *L, int arg, const char *def);
 void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set);
 void lmns_args_open(lua_State *L);
 

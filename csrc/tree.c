@@ -101,7 +101,11 @@ static lua_Integer lmns_field_int(lua_State *L, int rec, const char *k)
  * The escaping rule. A byte is kept when it is printable ASCII other than
  * the backslash (and other than the caller's `extra` characters), or part
  * of a well-formed UTF-8 sequence that is not a C1 control (U+0080 to
- * U+009F: some terminals obey them as ESC sequences). Every other byte --
+ * U+009F: some terminals obey them as ESC sequences; NEL, U+0085, ends a
+ * line for some readers) nor the line and paragraph separators U+2028 and
+ * U+2029 (a line break to JavaScript, Python's splitlines and other
+ * Unicode-aware readers: one would split a report's line, or a TAP test
+ * point, in two). Every other byte --
  * C0 controls, DEL, the backslash, a byte of malformed, overlong or
  * surrogate UTF-8 -- becomes the kernel's three octal digits, \ooo, as
  * /proc/PID/mountinfo writes a newline (\012). The result is valid UTF-8
@@ -144,7 +148,7 @@ static size_t lmns_keep(const unsigned char *s, size_t n, const char *extra,
 	}
 	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
 	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
-	    (cp >= 0x80 && cp <= 0x9f))
+	    (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
 		return 0;
 	return len;
 }
@@ -316,7 +320,8 @@ Mount tables as text
 /***
 Escape a string for display: the rule of every text mountns shows. Bytes
 that are C0 controls (newline, tab, ESC...), DEL, the backslash, a C1
-control (U+0080 to U+009F) or not part of well-formed UTF-8 become the
+control (U+0080 to U+009F, NEL included), of the line or paragraph
+separator (U+2028, U+2029) or not part of well-formed UTF-8 become the
 kernel's octal form `\ooo` (a newline: `\012`, as in /proc/PID/mountinfo).
 The result is valid UTF-8 without control characters; it is reversible,
 since every backslash in it starts an escape.

@@ -9,7 +9,8 @@
  * table is mixed: its even elements become set keys {name = true} (a "#"
  * element sets the key before it to a number, a wrong type). The contract:
  * misuse raises "bad argument ...", success is an integer mask, and a
- * table's mask is the OR of its names' masks, each parsed alone (a set key
+ * table's mask is the OR of its names' masks, each parsed alone (an empty
+ * name in a comma list fails, "" alone is no flag; a set key
  * is one exact name: no comma, not empty); a table with a name that fails
  * alone, or a set value that is not a boolean, must fail too.
  */
@@ -85,8 +86,9 @@ static void lmns_fuzz_split(lua_State *L, const char *s, size_t len, char sep,
 }
 
 /*
- * The oracle for one element (a comma list): parse each non-empty name
- * alone and OR the masks. Returns 0 as soon as one name fails.
+ * The oracle for one element (a comma list): parse each name alone and OR
+ * the masks. Returns 0 as soon as one name fails, or for an empty name in
+ * a list ("ro,,ro", "ro,": a typo); "" alone is no flag (mask 0).
  */
 static int lmns_fuzz_names(lua_State *L, const char *kind, const char *s,
 			   size_t len, lua_Integer *or)
@@ -103,6 +105,8 @@ static int lmns_fuzz_names(lua_State *L, const char *kind, const char *s,
 			ok = lmns_fuzz_parse(L, kind, lua_gettop(L), &part);
 			if (ok)
 				*or |= part;
+		} else if (len > 0) {
+			ok = 0;
 		}
 		lua_pop(L, 1);
 	}

@@ -13,7 +13,9 @@ local isolate = mountns.isolate
 -- before the first pivot (there is none after it).
 local function fresh_root()
   assert(mountns.unshare())
-  local nr = "/tmp/mns/root"
+  -- under a tmpfs of the child's own: a directory made on the host's /tmp
+  -- would stay there after the run
+  local nr = helper.sandbox() .. "/root"
   assert(mountns.mkdir(nr, { parents = true }))
   assert(mountns.mount("root", nr, "tmpfs"))
   assert(mountns.mkdir(nr .. "/old"))

@@ -146,7 +146,10 @@ end)
 
 -- A script file for `mountns run`, written under /tmp; removed by the caller.
 local function script(text)
-  local path = os.tmpname() .. ".lua"
+  -- os.tmpname() makes the file it names (empty): only its name is used
+  local base = os.tmpname()
+  os.remove(base)
+  local path = base .. ".lua"
   local f = assert(io.open(path, "w"))
   f:write(text)
   f:close()

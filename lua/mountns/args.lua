@@ -64,8 +64,8 @@ function M.options(opts, fname, argn, known, level)
   return opts
 end
 
---- A path: a string (a number is taken as its text, like the core does)
--- without a NUL byte.
+--- A path: a string without a NUL byte, as the core takes it
+-- (`lmns_checkpath`: a number is not a path, `mkdir(0/0)` made "-nan").
 -- @param path the argument
 -- @tparam string fname the public name
 -- @tparam int argn the argument's position
@@ -74,7 +74,6 @@ end
 function M.path(path, fname, argn, level)
   level = (level or 1) + 1
   local t = type(path)
-  if t == "number" then return tostring(path) end
   if t ~= "string" then
     M.error(fname, argn, "path expected, got " .. (path == nil and "no value" or t), level)
   end
@@ -82,6 +81,21 @@ function M.path(path, fname, argn, level)
     M.error(fname, argn, "path contains a NUL byte", level)
   end
   return path
+end
+
+--- A PID (a whole number from 1), or nil.
+-- @param pid the argument
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam[opt=1] int level
+-- @return pid
+function M.pid(pid, fname, argn, level)
+  -- (NaN passes `pid < 1` but not `pid % 1 ~= 0`)
+  if pid ~= nil and (type(pid) ~= "number" or pid < 1 or pid % 1 ~= 0) then
+    M.error(fname, argn, "PID expected, got " .. (type(pid) == "number" and tostring(pid)
+      or type(pid)), (level or 1) + 1)
+  end
+  return pid
 end
 
 --- A number greater than 0 (seconds), or nil.
@@ -165,7 +179,7 @@ end
 
 --- The arguments of `ns:mkdir(path, opts)`, checked as the core checks
 -- them (the same messages on the kernel and on the model): its options'
--- names, the path (a string or a number, no NUL byte), `parents` (a
+-- names, the path (a string, no NUL byte), `parents` (a
 -- boolean) and `mode` (an integer 0..07777 or an octal string).
 -- @param path the argument
 -- @param opts the argument
@@ -176,9 +190,7 @@ function M.mkdir(path, opts, level)
   level = (level or 1) + 1
   opts = M.options(opts, "ns:mkdir", 2, NS_OPTIONS.mkdir, level)
   local t = type(path)
-  if t == "number" then
-    path = tostring(path)
-  elseif t ~= "string" then
+  if t ~= "string" then
     M.error("ns:mkdir", 1, "string expected, got " .. t, level)
   elseif path:find("\0", 1, true) then
     M.error("ns:mkdir", 1, "path contains a NUL byte", level)

@@ -2,6 +2,7 @@
 -- @module mountns.diff
 
 local record = require "mountns.record"
+local argcheck = require "mountns.args"
 
 local M = {}
 
@@ -53,6 +54,15 @@ end
 -- {{before = rec, after = rec, target = path, fields = {names}}}}`: a
 -- record is changed when one of `mountns.record.CHANGES` differs
 function M.diff(before, after)
+  for argn = 1, 2 do
+    local t = after
+    if argn == 1 then t = before end
+    -- a namespace is a table too, whose list part is empty: no difference
+    if type(t) ~= "table" or type(t.mounts) == "function" then
+      argcheck.error("diff", argn, "mount table expected, got " .. (type(t) == "table"
+        and "a namespace (its table is ns:mounts())" or type(t)), 2)
+    end
+  end
   return M.match(before, after, record.CHANGES)
 end
 

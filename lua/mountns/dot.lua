@@ -60,6 +60,7 @@ local function item_of(v, i)
     error(string.format("bad argument #%d to 'dot' (namespace or mount table "
       .. "expected, got %s)", i, type(v)), 3)
   end
+  format.check_records(v, i, "dot", 3)
   local label = v.name or v.label
   return { t = v, label = type(label) == "string" and label or nil }
 end

@@ -116,21 +116,37 @@ local function listed(where, keep, skip)
   return lines
 end
 
+-- How many mounts keep() holds: in all, in this namespace, and how many
+-- other namespaces hold the rest.
 local function count_ns(where, keep, skip)
-  local n, nss = 0, 0
+  local n, mine, nss = 0, 0, 0
   for _, w in ipairs(where) do
     local here = 0
     for _, m in ipairs(w.table) do
       if m ~= skip and keep(m) then here = here + 1 end
     end
     n = n + here
-    if here > 0 and not w.self then nss = nss + 1 end
+    if w.self then mine = here elseif here > 0 then nss = nss + 1 end
   end
-  return n, nss
+  return n, mine, nss
 end
 
 local function plural(n, word)
   return n .. " " .. word .. (n == 1 and "" or (word:sub(-1) == "s" and "es" or "s"))
+end
+
+-- "2 peers in 1 other namespace", "1 slave in this namespace", "3 slaves
+-- (1 in this namespace, 2 in 1 other namespace)": count_ns's counts, each
+-- mount counted where it is; `none` says where no mount is ("no other
+-- namespace")
+local function spread(word, n, mine, nss, none)
+  if n == mine then
+    return string.format("%s in %s", plural(n, word), mine == 0 and none or "this namespace")
+  elseif mine == 0 then
+    return string.format("%s in %s", plural(n, word), plural(nss, "other namespace"))
+  end
+  return string.format("%s (%d in this namespace, %d in %s)", plural(n, word), mine,
+    n - mine, plural(nss, "other namespace"))
 end
 
 --- Explain a mount of a live process from the current state: its peer
@@ -146,9 +162,7 @@ end
 -- @treturn[2] string the error reading the process's table
 function M.live(path, pid)
   path = mtable.normpath(path, "explain.live", 1, 2)
-  if pid ~= nil and (type(pid) ~= "number" or pid < 1 or pid ~= math.floor(pid)) then
-    argcheck.error("explain.live", 2, "PID expected, got " .. tostring(pid), 2)
-  end
+  argcheck.pid(pid, "explain.live", 2, 2)
   local raw, err, errno = core.mountinfo(pid)
   if not raw then return nil, err, errno end
   local t = mtable.new(raw)
@@ -171,8 +185,8 @@ function M.live(path, pid)
   local function peer(x) return shared and x.shared == shared end
   local function slave(x) return shared and x.master == shared end
   local function of_master(x) return master and x.shared == master end
-  local npeers, peer_ns = count_ns(where, peer, m)
-  local nslaves, slave_ns = count_ns(where, slave, m)
+  local npeers, peers_here, peer_ns = count_ns(where, peer, m)
+  local nslaves, slaves_here, slave_ns = count_ns(where, slave, m)
 
   -- the sentence
   local what
@@ -187,11 +201,9 @@ function M.live(path, pid)
   end
   local rel = {}
   if shared then
-    rel[#rel + 1] = string.format("%s in %s", plural(npeers, "peer"),
-      peer_ns == 0 and "no other namespace" or plural(peer_ns, "other namespace"))
+    rel[#rel + 1] = spread("peer", npeers, peers_here, peer_ns, "no other namespace")
     if nslaves > 0 then
-      rel[#rel + 1] = string.format("%s in %s", plural(nslaves, "slave"),
-        slave_ns == 0 and "this namespace" or plural(slave_ns, "other namespace"))
+      rel[#rel + 1] = spread("slave", nslaves, slaves_here, slave_ns)
     end
   end
   local means

@@ -57,6 +57,23 @@ local function dropped(key)
 end
 M.dropped = dropped
 
+--- Raise `bad argument #argn to 'fname'` (at level, as error's) unless
+-- v, a mount table or a plain list of records, holds records only: an
+-- entry that is no table would be indexed deep inside mountns's files.
+-- @tparam table v
+-- @tparam int argn
+-- @tparam string fname
+-- @tparam int level
+function M.check_records(v, argn, fname, level)
+  if mtable.is(v) then return end
+  for i = 1, #v do
+    if type(v[i]) ~= "table" then
+      error(string.format("bad argument #%d to '%s' (mount table or namespace expected, "
+        .. "got a table whose entry %d is a %s)", argn, fname, i, type(v[i])), level + 1)
+    end
+  end
+end
+
 -- A mount table, from a table or an object with a :mounts() method.
 local function table_of(v, argn, fname)
   if type(v) == "table" and type(v.mounts) == "function" then
@@ -68,6 +85,7 @@ local function table_of(v, argn, fname)
     error(string.format("bad argument #%d to '%s' (mount table or namespace "
       .. "expected, got %s)", argn, fname, type(v)), 3)
   end
+  M.check_records(v, argn, fname, 3)
   return v
 end
 M.table_of = table_of
@@ -135,10 +153,10 @@ end
 -- ---- text --------------------------------------------------------------
 
 --- Escape a field for mountinfo-style text: `mountns.escape` (control
--- characters, DEL, C1 controls, bytes that are not UTF-8 and the backslash
--- as `\ooo`) plus the space, so that space, tab, newline and backslash
--- come out as the kernel's mangle() writes them: `\040`, `\011`, `\012`,
--- `\134`. `parse_mountinfo` reads every such escape back.
+-- characters, DEL, C1 controls, U+2028 and U+2029, bytes that are not
+-- UTF-8 and the backslash as `\ooo`) plus the space, so that space, tab,
+-- newline and backslash come out as the kernel's mangle() writes them:
+-- `\040`, `\011`, `\012`, `\134`. `parse_mountinfo` reads every such escape back.
 -- @tparam string s
 -- @treturn string
 function M.mangle(s)

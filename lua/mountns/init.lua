@@ -12,6 +12,7 @@ local core = require "mountns.core"
 -- in a process that has left the file system its modules came from
 -- (pivot_root, chroot), as the core's calls do
 local mtable = require "mountns.table"
+local argcheck = require "mountns.args"
 local lazy = require "mountns.lazy"
 -- loaded on first use (README, "What loads when"); `require "mountns"`
 -- loads the core, mountns.table (and mountns.args), mountns.lazy
@@ -91,6 +92,7 @@ end
 -- @return[2] nil
 -- @treturn[2] string "line N: why"
 function M.parse_mountinfo(text)
+  argcheck.typed(text, "string", "parse_mountinfo", 1, 2)
   local t, err, errno = core.parse_mountinfo(text)
   if not t then return nil, err, errno end
   return mtable.new(t)
@@ -103,6 +105,7 @@ end
 -- @treturn[2] string message naming the file, strerror and errno name
 -- @treturn[2] integer errno
 function M.mountinfo(pid)
+  argcheck.pid(pid, "mountinfo", 1, 2)
   local t, err, errno = core.mountinfo(pid)
   if not t then return nil, err, errno end
   return mtable.new(t)

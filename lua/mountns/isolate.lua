@@ -81,8 +81,9 @@ local function child(setup, r, w, fn, ...)
                              unpack(payload, 1, payload.n)) ~= false then
     payload = nil
   elseif ok then
-    local res = payload -- (5.1's xpcall passes no arguments)
-    ok, payload = xpcall(function() return child_proto.encode("result", res) end, handler)
+    -- its error names the result that cannot cross ("result #2 is a
+    -- function"): no traceback, whose frames would be mountns.child's
+    ok, payload = pcall(child_proto.encode, "result", payload)
   end
   if payload ~= nil then
     pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))

@@ -862,6 +862,10 @@ local NO_FLAGS = setmetatable({}, { __newindex = function() error("model: NO_FLA
 -- the names of one comma string s of flags, appended to names (no
 -- closure: LuaJIT does not compile the making of one)
 local function flag_names(s, set, fname, argn, names)
+  -- "" is no flag; an empty name in a list is a typo (as in csrc/args.c)
+  if s ~= "" and (s:find(",,", 1, true) or s:sub(1, 1) == "," or s:sub(-1) == ",") then
+    argcheck.error(fname, argn, "empty flag name in '" .. s:gsub("%z.*", "") .. "'", 4)
+  end
   for n in s:gmatch("[^,]+") do
     if not set[n] then
       argcheck.error(fname, argn, "unknown flag '" .. n:gsub("%z", "\\0") .. "'", 4)
@@ -941,8 +945,7 @@ local function opt_string(v, fname, argn, what)
 end
 
 local function check_path(p, fname, argn)
-  if type(p) == "number" then return tostring(p) end
-  if type(p) ~= "string" then
+  if type(p) ~= "string" then -- (a number is not a path: the core's lmns_checkpath)
     argcheck.error(fname, argn, "string expected, got " .. (p == nil and "no value" or type(p)), 4)
   end
   if p:find("\0", 1, true) then argcheck.error(fname, argn, "path contains a NUL byte", 4) end
@@ -2069,6 +2072,8 @@ function M.scenario(name, fn, opts, ...)
   local argn = 3
   if type(name) == "function" then
     name, fn, opts, argn = nil, name, fn, 2
+  elseif name ~= nil then
+    argcheck.typed(name, "string", "scenario", 1, 2) -- as mountns.scenario's
   end
   argcheck.typed(fn, "function", "scenario", argn - 1, 2)
   opts = argcheck.options(opts, "scenario", argn, SCENARIO_OPTIONS, 2)

@@ -36,6 +36,22 @@ local function handle_of(ns)
   return ns
 end
 
+-- Raise unless h is an open core handle of a mount namespace (an nsfs fd:
+-- a userdata whose kind is "mnt"), at level as argcheck's: the core's own
+-- check would raise inside this file.
+local function kind_of(h) return h:kind() end
+local function check_handle(h, level)
+  level = level + 1
+  local ok, kind = pcall(kind_of, h) -- (any value: indexing one may raise)
+  if type(h) ~= "userdata" or not ok or kind ~= "mnt" then
+    argcheck.error("mounts", 1, "mount namespace handle, scenario namespace or nil expected, "
+      .. "got " .. (type(h) == "userdata" and tostring(h) or type(h)), level)
+  end
+  if not pcall(h.id, h) then
+    argcheck.error("mounts", 1, "attempt to use a closed namespace", level)
+  end
+end
+
 -- How long a child that reads another namespace may take (seconds).
 local CHILD_TIMEOUT = 30
 
@@ -158,6 +174,7 @@ function M.mounts(ns, opts)
   end
   opts = argcheck.options(opts, "mounts", argn, { "propagate_from", "root" }, 2)
   local h = handle_of(ns)
+  if h ~= nil then check_handle(h, 2) end
   if opts.root ~= nil then
     local root = argcheck.path(opts.root, "mounts", argn, 2)
     if root:sub(1, 1) ~= "/" then

@@ -762,6 +762,10 @@ function M.peer_groups(...)
   local groups = {}
   for i = 1, select("#", ...) do
     local ns = select(i, ...)
+    if type(ns) ~= "table" or type(ns.mounts) ~= "function" then
+      argcheck.error("peer_groups", i, "scenario namespace expected, got "
+        .. (ns == nil and "nil" or type(ns)), 2)
+    end
     for _, m in ipairs(ns:mounts()) do
       if m.shared then
         local g = groups[m.shared]

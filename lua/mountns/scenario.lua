@@ -180,6 +180,19 @@ local function no_shell()
   rawset(io, "popen", refuse("io.popen"))
 end
 
+-- No module file can be found from a scenario's / (a fresh tmpfs): a
+-- require of a module not loaded yet would list the dozen paths it tried,
+-- none of which exists there. The last searcher says what to do instead
+-- (level 3: the caller of require, which calls the searchers).
+local function no_loading()
+  local searchers = package.searchers or package.loaders -- luacheck: ignore (5.1)
+  searchers[#searchers + 1] = function(name)
+    error(string.format("module '%s' cannot be loaded inside a scenario (its / is a "
+      .. "fresh tmpfs, without the module files): require it before the scenario "
+      .. "starts", name), 3)
+  end
+end
+
 -- The picture of the namespaces still open at the end (for run --dot).
 local function picture(title)
   local open = namespace.open_namespaces()
@@ -195,16 +208,19 @@ local function golden()
   return ok and text or false
 end
 
--- Runs in the isolated child; returns what `ending` asks for at the end
--- ({dot = the picture, golden = the golden text, notes = --both's notes}:
--- `ending.dot` is the picture's title, `ending.golden` true) then fn's
--- results. `ending.both`: mirror every step on a model (mountns.mirror;
--- true, or the mirror's options) and fail at the first difference.
+-- Runs in the isolated child; returns fn's results then what `ending`
+-- asks for at the end ({dot = the picture, golden = the golden text, notes
+-- = --both's notes}: `ending.dot` is the picture's title, `ending.golden`
+-- true). Last, not first: fn's results keep their numbers in the error
+-- of one that cannot cross ("result #2 is a function" for fn's second).
+-- `ending.both`: mirror every step on a model (mountns.mirror; true, or
+-- the mirror's options) and fail at the first difference.
 local function run_inside(fn, opts, ending, ...)
   -- the set-up (one namespace: a copy of the template, its own tmpfs as /)
   -- was enter_template's; the host's tree stays reachable through the
   -- template's `host` handle (see "the template namespace" above)
   no_shell()
+  no_loading()
   inside = {}
   local both = ending.both and mirror.new(opts.label,
     type(ending.both) == "table" and ending.both or nil)
@@ -237,7 +253,9 @@ local function run_inside(fn, opts, ending, ...)
   -- the namespaces are closed by enter_template's teardown, after the
   -- result is sent
   if not res[1] then error(res[2], 0) end
-  return ended, unpack(res, 2, res.n)
+  res.n = res.n + 1
+  res[res.n] = ended
+  return unpack(res, 2, res.n)
 end
 
 -- The options of `run_file` while a script runs under `mountns run` (in
@@ -254,6 +272,10 @@ function M.scenario(name, fn, opts, ...)
   local argn = 3
   if type(name) == "function" then
     name, fn, opts, argn = nil, name, fn, 2
+  elseif name ~= nil then
+    -- a report prints it (a table would print as its address, or a mount
+    -- table as its rows)
+    argcheck.typed(name, "string", "scenario", 1, 2)
   end
   argcheck.typed(fn, "function", "scenario", argn - 1, 2)
   if inside then
@@ -296,14 +318,14 @@ function M.scenario(name, fn, opts, ...)
                                              both = run and run.both or nil }, ...))
   end
   if run then
-    local ended = res[1] and res[2] or {}
+    local ended = res[1] and res[res.n] or {}
     run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
                ended.dot, ended.golden, ended.notes)
     if not res[1] then return nil end
   elseif not res[1] then
     error(res[2], 0)
   end
-  return unpack(res, 3, res.n)
+  return unpack(res, 2, res.n - 1)
 end
 
 -- the names of the options in run_problem's reasons: the functions'

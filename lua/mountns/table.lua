@@ -17,6 +17,9 @@ local mt = { __index = methods }
 -- @tparam table records
 -- @treturn table the same table
 function M.new(records)
+  if type(records) ~= "table" then
+    argcheck.error("new", 1, "table of records expected, got " .. type(records), 2)
+  end
   return setmetatable(records, mt)
 end
 
@@ -45,8 +48,8 @@ end
 -- @tparam[opt] integer level where the error points, as `error` counts it
 -- from the caller of normpath (default 1: that caller)
 -- @treturn string
--- @raise when path is not a string (a number is taken as its text, as
--- `mountns.args.path` does), is relative or holds a NUL byte
+-- @raise when path is not a string (`mountns.args.path`: a number is not
+-- a path), is relative or holds a NUL byte
 function M.normpath(path, fname, argn, level)
   fname, argn, level = fname or "normpath", argn or 1, (level or 1) + 1
   path = argcheck.path(path, fname, argn, level)
@@ -160,15 +163,21 @@ function methods:by_id(id)
   return nil
 end
 
-local function record_of(self, m)
-  if type(m) == "string" then return self:find(m) end
+-- A record, or the one mounted at a mount point (a string), or nil (none:
+-- what find answered); anything else raises as bad argument #1 to fname at
+-- the caller of its caller.
+local function record_of(self, m, fname)
+  if type(m) == "string" then return normpath(m, fname, 1, 3) and self:find(m) end
+  if m ~= nil and type(m) ~= "table" then
+    argcheck.error(fname, 1, "record or mount point expected, got " .. type(m), 3)
+  end
   return m
 end
 
 --- The other mounts of m's peer group in this table (empty if m is not shared).
 -- @param m a record, or a mount point
 function methods:peers(m)
-  m = record_of(self, m)
+  m = record_of(self, m, "peers")
   if not (m and m.shared) then return {} end
   return filter(self, function(o) return o.shared == m.shared and o.id ~= m.id end)
 end
@@ -176,7 +185,7 @@ end
 --- The mounts whose parent is m, in mountinfo order.
 -- @param m a record, or a mount point
 function methods:children(m)
-  m = record_of(self, m)
+  m = record_of(self, m, "children")
   if not m then return {} end
   return filter(self, function(o) return o.parent_id == m.id and o.id ~= m.id end)
 end

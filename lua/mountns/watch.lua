@@ -81,10 +81,24 @@ end
 
 -- ---- opening ----------------------------------------------------------------
 
--- Resolve what to watch: a scenario namespace, a PID, or nil (the caller's
--- namespace). Returns the core handle, whether this module owns it, the
--- poller, and the object events name as `ns`.
-local function resolve(target)
+local open
+
+-- What to watch: a scenario namespace, a PID, or nil (the caller's
+-- namespace); anything else raises as bad argument #1 to fname (level as
+-- argcheck's).
+local function check_target(target, fname, level)
+  if target == nil or is_scenario_ns(target) then return end
+  if type(target) ~= "number" then
+    argcheck.error(fname, 1, "scenario namespace, PID or nil expected, got " .. type(target),
+      level + 1)
+  end
+  argcheck.pid(target, fname, 1, level + 1)
+end
+
+-- Resolve what to watch (checked: check_target). Returns the core handle,
+-- whether this module owns it, the poller, and the object events name as
+-- `ns`; a failure raises at level (as error's, from resolve's caller).
+local function resolve(target, level)
   if is_scenario_ns(target) then
     local h = target:handle()
     -- opened inside the namespace: the file stays bound to it
@@ -95,15 +109,11 @@ local function resolve(target)
     end)
     return h, false, p, target
   end
-  if target ~= nil and type(target) ~= "number" then
-    error("bad argument #1 to 'watch' (scenario namespace, PID or nil expected, got "
-      .. type(target) .. ")", 3)
-  end
   local h, err = core.namespace(target)
-  if not h then error(err, 3) end
+  if not h then error(err, level + 1) end
   local p
   p, err = core.mountinfo_poller(target)
-  if not p then h:close(); error(err, 3) end
+  if not p then h:close(); error(err, level + 1) end
   return h, true, p, h
 end
 
@@ -154,7 +164,16 @@ end
 function M.open(target, opts)
   opts = argcheck.options(opts, "watch.open", 2, OPEN_OPTS, 2)
   check_times(opts, "watch.open", 2, 2)
-  local h, own, poller, ns = resolve(target)
+  check_target(target, "watch.open", 2)
+  local w = open(target, opts, 2)
+  return w
+end
+
+-- watch.open's work, its arguments checked; raises at level (as error's,
+-- from open's caller): the caller of `watch.open` or of `watch`.
+function open(target, opts, level)
+  level = level + 1
+  local h, own, poller, ns = resolve(target, level)
   local w = setmetatable({ handle = h, own_handle = own, poller = poller, ns = ns,
                            queue = {}, head = 1, records = {}, closed = false,
                            timeout = opts.timeout,
@@ -170,7 +189,7 @@ function M.open(target, opts)
       w.reason = err
     else
       w:close()
-      error(err, 2)
+      error(err, level)
     end
   end
   w.path = w.fan and "fanotify" or "poll"
@@ -179,7 +198,7 @@ function M.open(target, opts)
   local ok, err = pcall(function()
     for _, m in ipairs(w:read_table()) do w.records[key(m)] = m end
   end)
-  if not ok then w:close(); error(err, 2) end
+  if not ok then w:close(); error(err, level) end
   w.last_scan = core.clock()
   return w
 end
@@ -407,8 +426,9 @@ end
 -- (`ns:watch` of `mountns.namespace` calls it.)
 function M.watch(target, opts)
   opts = M.options(opts, "watch", 2)
-  local w = M.open(target, { fallback = opts.fallback, timeout = opts.timeout,
-                             interval = opts.interval })
+  check_target(target, "watch", 2)
+  local w = open(target, { fallback = opts.fallback, timeout = opts.timeout,
+                           interval = opts.interval }, 2)
   if opts.run then
     local ok, err = pcall(opts.run)
     if not ok then w:close(); error(err, 0) end
