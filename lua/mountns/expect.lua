@@ -181,8 +181,11 @@ local function is_namespace(v)
   return type(v) == "table" and type(v.mounts) == "function" and type(v.label) == "function"
 end
 
+-- A check's namespace argument: what the check reads of it is its mount
+-- table (ns:mounts(), ns:find), so anything with those methods will do
+-- (a scenario namespace, or a stand-in over a mount table).
 local function ns_arg(ns, argn, fname, level)
-  if not is_namespace(ns) then
+  if type(ns) ~= "table" or type(ns.mounts) ~= "function" or type(ns.find) ~= "function" then
     argcheck.error(fname, argn, "scenario namespace expected, got "
       .. (ns == nil and "no value" or type(ns)), level + 1)
   end
