@@ -129,7 +129,12 @@ end
 -- ---- the cases -----------------------------------------------------------------
 -- For each check: `holds` and `fails`, valid arguments with which it holds
 -- and does not hold in the scene, and `bad`: {kind, arguments} that must
--- raise a usage error. `kernel_only`: the model cannot ask it (no events).
+-- raise a usage error, of the KINDS that the check's arguments can have
+-- (count has no word and names one mount: no "wrong word", no "the same
+-- item twice"). `kernel_only`: the model cannot ask it (no events).
+
+local KINDS = { "wrong word", "too few items", "too many items", "the same item twice",
+                "unknown option key", "wrong type" }
 
 local CASES = {}
 
@@ -305,6 +310,8 @@ CASES.propagates = {
 
 -- golden: no check form, no negation
 CASES.golden = {
+  holds = function(e) return pack(require("mountns.format").golden_text(e.ns), e.ns) end,
+  fails = function(e) return pack(e.text, e.ns) end,
   bad = {
     { "wrong type", function(e) return pack(5, e.ns) end },
     { "too few items", function() return pack("text") end },
@@ -469,12 +476,18 @@ describe("checks that must check", function()
     for name in pairs(expect.checks) do assert(CASES[name], "no case for check " .. name) end
     local names = luassert_names()
     assert.are.same(sorted_keys(expect.checks), names)
+    local known, used = {}, {}
+    for _, k in ipairs(KINDS) do known[k] = true end
     for name in pairs(CASES) do
       assert(name == "golden" or expect.checks[name], "case for no check: " .. name)
       local kinds = {}
-      for _, b in ipairs(CASES[name].bad) do kinds[b[1]] = true end
+      for _, b in ipairs(CASES[name].bad) do
+        assert(known[b[1]], name .. ": unknown kind " .. b[1])
+        kinds[b[1]], used[b[1]] = true, true
+      end
       assert(kinds["wrong type"] and kinds["too few items"], name .. ": kinds missing")
     end
+    for _, k in ipairs(KINDS) do assert(used[k], "no case of kind " .. k) end
   end)
 
   it("every bad argument raises a usage error at the caller's line, on the model", function()

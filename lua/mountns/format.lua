@@ -528,6 +528,10 @@ end
 -- @param ... namespaces or mount tables, in the order of the blocks
 -- @treturn boolean whether they match
 -- @treturn function the diagnostic (a unified diff, - pasted, + got)
+-- @raise a usage error at the caller's line (the check of
+-- `expect.golden_mountinfo`: its forms raise it again at theirs) for a bad
+-- argument, a block of the text that is not mountinfo, or a count of blocks
+-- other than the count of namespaces
 function M.check_golden_mountinfo(text, rewrite, ...)
   if type(text) ~= "string" then
     argcheck.error("golden_mountinfo", 1, "string expected, got " .. type(text), 2)
