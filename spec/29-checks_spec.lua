@@ -452,6 +452,24 @@ describe("checks that must check", function()
     assert.are.equal("(passed)", r.strict)
   end)
 
+  it("the propagation words are the ones the core writes in records", function()
+    -- each combination of mountinfo's optional fields, parsed by the core
+    local seen, lines = {}, {}
+    local fields = { "", "shared:1", "master:2", "shared:1 master:2", "unbindable",
+                     "shared:1 unbindable", "master:2 unbindable", "shared:1 master:2 unbindable" }
+    for i, f in ipairs(fields) do
+      lines[i] = string.format("%d 1 0:%d / /m%d rw %s- tmpfs t rw", i + 1, i, i,
+        f == "" and "" or (f .. " "))
+    end
+    local t = assert(mountns.parse_mountinfo("1 0 0:99 / / rw - tmpfs r rw\n"
+      .. table.concat(lines, "\n") .. "\n"))
+    for i = 2, #t do seen[#seen + 1] = t[i].propagation end
+    table.sort(seen)
+    local words = { unpack(require("mountns.record").PROPAGATIONS) }
+    table.sort(words)
+    assert.are.same(words, seen)
+  end)
+
   it("the option words are the core's mount flags (but idmapped)", function()
     local words = expect.OPTION_WORDS
     for _, w in ipairs(words.shown) do
