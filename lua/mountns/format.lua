@@ -546,9 +546,13 @@ end
 -- @param ... namespaces or mount tables, in the order of the blocks
 -- @treturn boolean whether they match
 -- @treturn function the diagnostic (a unified diff, - pasted, + got)
+-- @raise a usage error at the caller's line (the check of
+-- `expect.golden_mountinfo`: its forms raise it again at theirs) for a bad
+-- argument, a block of the text that is not mountinfo, or a count of blocks
+-- other than the count of namespaces
 function M.check_golden_mountinfo(text, rewrite, ...)
   if type(text) ~= "string" then
-    argcheck.error("golden_mountinfo", 1, "string expected, got " .. type(text), 4)
+    argcheck.error("golden_mountinfo", 1, "string expected, got " .. type(text), 2)
   end
   local args = { n = select("#", ...), ... }
   if rewrite ~= nil and (type(rewrite) ~= "table" or getmetatable(rewrite) ~= nil
@@ -559,9 +563,9 @@ function M.check_golden_mountinfo(text, rewrite, ...)
     rewrite = nil
   end
   if args.n == 0 then
-    argcheck.error("golden_mountinfo", 3, "mount table or namespace expected, got no value", 4)
+    argcheck.error("golden_mountinfo", 3, "mount table or namespace expected, got no value", 2)
   end
-  local rules = rewrite and rewrite_rules(rewrite, 4)
+  local rules = rewrite and rewrite_rules(rewrite, 2)
   local tables = {}
   for i = 1, args.n do tables[i] = table_of(args[i], i + 2, "golden_mountinfo") end
   local pasted, problem = {}, nil
@@ -590,11 +594,13 @@ function M.check_golden_mountinfo(text, rewrite, ...)
     problem = string.format("the text has %d block(s) of lines, %d namespace(s) given",
       #pasted, args.n)
   end
-  local expected = problem and "" or golden_text(pasted, #pasted, {})
+  -- a text that cannot be compared is a usage error: it would fail for
+  -- ever, and its negation pass for ever
+  if problem then argcheck.error("golden_mountinfo", 1, problem, 2) end
+  local expected = golden_text(pasted, #pasted, {})
   local got = golden_text(tables, args.n, {})
-  local d = not problem and M.diff_text(expected, got, "pasted", "got") or nil
-  return not problem and d == nil, function()
-    if problem then return "golden_mountinfo: " .. problem .. "\n\nthe namespaces:\n" .. got end
+  local d = M.diff_text(expected, got, "pasted", "got")
+  return d == nil, function()
     return "golden_mountinfo: mount tables differ (- pasted, + got):\n" .. tostring(d)
       .. "\n\nthe pasted lines, normalised:\n" .. expected
       .. "\n\nthe whole normalised text:\n" .. got

@@ -31,6 +31,13 @@ M.UNIQUE = { "unique_id", "parent_unique_id" }
 M.CHANGES = { "propagation", "shared", "master", "propagate_from",
               "unbindable", "options", "super_options", "parent_id" }
 
+--- The words a record's `propagation` may be, as the core computes them
+-- (csrc/record.c, `propagation_words`): "private", or "shared", "slave"
+-- and "unbindable" joined by commas in this order. The checks of
+-- mountns.expect accept exactly these.
+M.PROPAGATIONS = { "private", "shared", "slave", "shared,slave", "unbindable",
+                   "shared,unbindable", "slave,unbindable", "shared,slave,unbindable" }
+
 --- The identity of a mount, as a string: the 64-bit unique mount ID where
 -- the record has one ("u" .. ID: statmount records, fanotify events), else
 -- the mount ID, mount point, root and device. The kernel reuses a freed
