@@ -2,7 +2,8 @@
 -- namespaces holding 1,000 and 10,000 tmpfs/bind mounts, and in a slave
 -- namespace whose 1,000 mounts are slaves of one 1,000-member peer group.
 -- Prints medians and ratios against baselines measured in the same run, as
--- a Markdown table (bench/RESULTS.md keeps one run). `make bench` runs it.
+-- a Markdown table (bench/RESULTS.md's table keeps the latest figures).
+-- `make bench` runs it.
 local mountns = require "mountns"
 local core = require "mountns.core"
 local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .. "/lib.lua")

@@ -5,7 +5,8 @@
  * 4 KB page of the caller's memory (and takes a reference on each page),
  * which the child's exit drops again: a busted suite holding 256 MB of Lua
  * data paid ~14 ms a scenario for it, against ~1 ms from an empty heap
- * (bench/RESULTS.md). In 2 MB pages the same heap is 128 entries. glibc
+ * (`git show 17eacb7:bench/RESULTS.md`, "The caller's heap"; bench/RESULTS.md
+ * has the current ratio). In 2 MB pages the same heap is 128 entries. glibc
  * does this when started with GLIBC_TUNABLES=glibc.malloc.hugetlb=1; a
  * library cannot set that for its host, so this does the same from the
  * moment mountns.core is loaded, for the memory the Lua state allocates:

@@ -125,7 +125,8 @@ describe("faults", function()
   -- it the top of malloc's heap that VmSize sees, from drifting up to the
   -- collector's high-water mark: without it VmSize rose ~660 kB over the
   -- first ~1,250 scenarios and then stayed (the "0.9 kB per scenario" of
-  -- bench/RESULTS.md); with it VmSize is flat from the warm-up on, on every
+  -- `git show 17eacb7:bench/RESULTS.md`, "`make test` wall time"); with it
+  -- VmSize is flat from the warm-up on, on every
   -- Lua, root or not. So 250 scenarios catch what 2,000 did with their
   -- 2,048 kB bound: an fd, a process, 64 bytes of Lua (was 128) or a
   -- mapping kept per scenario, and C memory from ~1 kB a scenario (a

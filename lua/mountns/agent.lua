@@ -147,7 +147,8 @@ end
 -- @param serial the scenario's number for the new namespace
 function M.start(parent, userns, propagation, serial)
   -- requests in one pipe, replies in another (a pipe round trip costs
-  -- less than a Unix socket's, SIGPIPE dance included: bench/RESULTS.md)
+  -- less than a Unix socket's, SIGPIPE dance included: measured in
+  -- `git show 17eacb7:bench/RESULTS.md`, "Agent calls and the lock probe")
   local req_r, req_w = assert(core.pipe())
   local rep_r, rep_w = core.pipe()
   if not rep_r then
