@@ -154,3 +154,107 @@ describe("a model scenario's timeout", function()
     assert.matches("^ok   quick %(%d+ ms%)\n# started\n1 passed, 0 failed %(interrupted%)\n$", out)
   end)
 end)
+
+describe("a model namespace never touches the host", function()
+  setup(function() dir = helper.tempdir() end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  it("a transcript's touch and cat under run --model: the model's files, the kernel's answers",
+    function()
+      local host_file = dir .. "/made-by-a-transcript"
+      local hostname = helper.read("/etc/hostname"):gsub("%s+$", "")
+      local f = write("transcript.lua", ([[
+        local mountns = require "mountns"
+        mountns.scenario("files", function(ns)
+          io.write((ns:shell([==[
+# touch HOST
+# cat /etc/hostname
+# mkdir /d
+# touch /d/f /d
+# ls /d
+# cat /d/f
+# cat /d
+# mount -t tmpfs -o ro tmpfs /d
+# touch /d/g
+# umount /d
+# touch e
+# mount --bind /d/f /e
+# cat /e
+]==])))
+          assert(ns:exists("/d/f") and ns:read("/e") == "")
+        end)
+      ]]):gsub("HOST", host_file))
+      local modelled = run("run --model " .. f)
+      local kernel = run("run " .. f)
+      -- nothing made on the host, nothing of the host's shown
+      assert.is_nil(io.open(host_file), host_file)
+      assert.is_nil(modelled:find(hostname, 1, true), modelled)
+      local function untimed(s) return (s:gsub(" %(%d+ ms%)\n", "\n")) end
+      assert.are.equal(untimed(kernel), untimed(modelled))
+      assert.matches("\n# touch: cannot touch '" .. host_file:gsub("%p", "%%%0")
+        .. "': No such file or directory\n", modelled)
+      assert.matches("\n# cat: /etc/hostname: No such file or directory\n", modelled)
+      assert.matches("\n# # ls /d\n# f\n", modelled)
+      assert.matches("\n# cat: /d: Is a directory\n", modelled)
+      assert.matches("\n# touch: cannot touch '/d/g': Read%-only file system\n", modelled)
+      assert.matches("\nok   files\n1 passed, 0 failed\nexit=0\n?$", untimed(modelled))
+    end)
+
+  it("model ns:run raises at the caller's line and never calls its function", function()
+    local called = false
+    local ok, err = pcall(model.scenario, function(ns)
+      ns:run(function() called = true end)
+    end)
+    assert.is_false(ok)
+    assert.matches("^[^\n]*28%-model%-bounds_spec%.lua:%d+: ns:run: not available in the model",
+      err)
+    assert.is_false(called)
+    -- its argument is checked first, as a kernel namespace's ns:run does
+    local _, bad = pcall(model.scenario, function(ns) ns:run(1) end)
+    assert.matches("bad argument #1 to 'ns:run' %(function expected, got number%)", bad)
+  end)
+
+  it("a transcript on model.scenario acts on the model's files", function()
+    local out = model.scenario(function(ns)
+      ns:mkdir("/d")
+      ns:write("/d/old", "kept\n")
+      local text = ns:shell("# touch /d/new /d/old\n# cat /d/old\n# cat /d/none\n")
+      assert.are.equal("", ns:read("/d/new"))
+      assert.are.equal("kept\n", ns:read("/d/old"))
+      return text
+    end)
+    assert.are.equal("# touch /d/new /d/old\n# cat /d/old\nkept\n# cat /d/none\n"
+      .. "cat: /d/none: No such file or directory\n", out)
+  end)
+
+  it("run --both follows a transcript's files: no false blame, no note", function()
+    local f = write("both.lua", [[
+      local mountns = require "mountns"
+      mountns.scenario("bind a touched file", function(ns)
+        ns:shell([==[
+# mkdir /d
+# touch /d/f /g
+# mount --bind /d/f /g
+]==])
+        assert(ns:mounts():find("/g"))
+      end)
+    ]])
+    local out = run("run --both " .. f)
+    assert.matches("^ok   bind a touched file %(%d+ ms%)\n1 passed, 0 failed\nexit=0$", out)
+    -- and the check of the comparison: a model told the file is missing fails
+    -- at the bind (the kernel's succeeded)
+    local g = write("both2.lua", [[
+      local mountns = require "mountns"
+      mountns.scenario("a model that drops writes", function(ns)
+        ns:shell("# mkdir /d\n# touch /d/f /g\n# mount --bind /d/f /g\n")
+      end)
+    ]])
+    local ok = require("mountns.scenario").run_file(g, {
+      both = { override = { write = function() return true end } },
+      report = function(_, passed, err)
+        assert.is_false(passed)
+        assert.matches("bind%(\"/d/f\", \"/g\"", err)
+      end })
+    assert.is_true(ok)
+  end)
+end)

@@ -1875,11 +1875,18 @@ function Space:unshare(opts)
   return ns
 end
 
---- Call fn(...) (a model namespace needs no entering).
-function Space:run(fn, ...)
+--- Not available in the model: raises `ns:run: not available in the
+-- model` (after the argument checks of a kernel namespace's ns:run). A
+-- model namespace has no process to run fn in: fn would run in the
+-- caller's, on the host's files and processes (a transcript's `touch /f`
+-- made /f on the host), and give the host's answers where the kernel
+-- scenario's are its own. Use the model's own file methods (`ns:write`,
+-- `ns:read`, `ns:exists`, `ns:ls`): `mountns.shell` does.
+function Space:run(fn)
   check_open(self, "run")
   argcheck.typed(fn, "function", "ns:run", 1, 2)
-  return fn(...)
+  error("ns:run: not available in the model (fn would run in this process, on the "
+    .. "host's files; use ns:write, ns:read, ns:exists, ns:ls)", 2)
 end
 
 --- Get or set the label used in diagnostics and pictures.
@@ -1984,7 +1991,7 @@ end
 
 --- Run a shell transcript in this namespace (`mountns.shell`); raises
 -- `ns:shell: not available in the model` when mountns.shell is not loaded.
--- Its `ls` runs a host tool (`ns:exec`): not in the model.
+-- Its file commands (mkdir, touch, ls, cat) act on the model's files.
 function Space:shell(text, opts)
   check_open(self, "shell")
   if not shell_method then error("ns:shell: not available in the model", 2) end
