@@ -8,6 +8,7 @@
 -- a bound that does not hold fails the spec instead of hanging it.
 local helper = require "helper"
 local model = require "mountns.model"
+local core = require "mountns.core"
 require "mountns.shell" -- a model namespace's ns:shell
 
 local ROOT = helper.ROOT
@@ -122,6 +123,14 @@ describe("a model scenario's timeout", function()
       -- a scenario that ends in time: its results, nothing stopped
       assert.are.same({ 1, "two" }, { model.scenario(function() return 1, "two" end,
                                                      { timeout = 0.2 }) })
+      -- a coroutine it made and returned runs unbounded after it, past its deadline
+      local co = model.scenario(function()
+        return coroutine.wrap(function() local i = 0 while i < 1e6 do i = i + 1 end return i end)
+      end, { timeout = 0.05 })
+      local r, w = core.pipe()
+      core.read_all(r, 0.1)
+      core.close_fd(r); core.close_fd(w)
+      assert.are.equal(1e6, co())
       -- a previous hook is back after it
       local calls = 0
       debug.sethook(function() calls = calls + 1 end, "", 1000)

@@ -2102,7 +2102,11 @@ local function bounded(body, handler, timeout)
       level = level + 1
     end
   end
+  local live = true -- until body has returned
   local function hook()
+    -- a coroutine the scenario made, resumed after it (PUC Lua: its hook
+    -- is its own): not bounded any more
+    if not live then return debug.sethook() end
     if not expired then
       if clock() < deadline then return end
       expired = true
@@ -2122,12 +2126,19 @@ local function bounded(body, handler, timeout)
   local create, wrap = coroutine.create, coroutine.wrap
   local function hooked(f)
     return function(...)
-      debug.sethook(hook, "", HOOK_COUNT)
+      if live then debug.sethook(hook, "", HOOK_COUNT) end
       return f(...)
     end
   end
-  rawset(coroutine, "create", function(f) return create(hooked(f)) end)
-  rawset(coroutine, "wrap", function(f) return wrap(hooked(f)) end)
+  -- (what is no function goes as it is: the same bad argument)
+  rawset(coroutine, "create", function(f)
+    if type(f) ~= "function" then return create(f) end
+    return create(hooked(f))
+  end)
+  rawset(coroutine, "wrap", function(f)
+    if type(f) ~= "function" then return wrap(f) end
+    return wrap(hooked(f))
+  end)
   -- a message handler called for the hook's error runs in the hook, where
   -- no hook runs: past the deadline the scenario's own (xpcall's) are not
   -- called, so one that loops cannot hold the scenario
@@ -2141,6 +2152,7 @@ local function bounded(body, handler, timeout)
   end)
   debug.sethook(hook, "", HOOK_COUNT)
   local res = pack(xpcall_(body, handler))
+  live = false
   if type(old_hook) == "function" then
     debug.sethook(old_hook, old_mask, old_count)
   else
