@@ -162,6 +162,31 @@ describe("a model scenario's timeout", function()
     assert.are.equal("130", rc, out)
     assert.matches("^ok   quick %(%d+ ms%)\n# started\n1 passed, 0 failed %(interrupted%)\n$", out)
   end)
+
+  it("and Ctrl-C stops a model.scenario in a plain script, a compiled loop too (LuaJIT)",
+    function()
+      -- one SIGINT to the interpreter, as a terminal's Ctrl-C: lua.c's
+      -- handler sets a hook, which LuaJIT would not run in a compiled loop
+      local out_file = dir .. "/plain.out"
+      local f = write("plain.lua", [[
+        local model = require "mountns.model"
+        local function spin(n) local i = 0 while i ~= n do i = i + 1 end end
+        spin(1e6) -- compiled before the scenario starts
+        model.scenario(function()
+          print("started"); io.stdout:flush()
+          spin()
+        end)
+      ]])
+      -- (killed after 30 s if SIGINT does not end it: exit 137)
+      local rc = helper.sh("cd " .. ROOT .. " && : >" .. out_file .. " && { "
+        .. helper.lua_vars() .. " " .. f .. " >" .. out_file .. " 2>&1 & pid=$!; "
+        .. "for i in $(seq 400); do grep -q started " .. out_file .. " && break; sleep 0.05; "
+        .. "done; kill -INT $pid; for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; "
+        .. "sleep 0.05; done; kill -KILL $pid 2>/dev/null; wait $pid; echo $?; }")
+      local out = helper.read(out_file)
+      assert.are.equal("1", rc, out)
+      assert.matches("^started\n[^\n]*interrupted!", out)
+    end)
 end)
 
 describe("a model namespace never touches the host", function()
