@@ -2048,12 +2048,10 @@ local DEFAULT_TIMEOUT = 60
 -- model's work, a fraction of a percent of its time
 local HOOK_COUNT = 10000
 
---- The message of a model scenario stopped at its timeout: a kernel
+-- The message of a model scenario stopped at its timeout: a kernel
 -- scenario's (isolate.spawn: "isolate: child PID ran past its timeout of
 -- 1 s and was killed"), for a scenario that has no child of its own.
--- @tparam number timeout seconds
--- @treturn string
-function M.timeout_message(timeout)
+local function timeout_message(timeout)
   return string.format("model: the scenario ran past its timeout of %g s and was stopped",
     timeout)
 end
@@ -2112,7 +2110,7 @@ local function bounded(body, handler, timeout)
       expired = true
     end
     debug.sethook(hook, "", 1) -- this coroutine: every instruction from now
-    if in_scenario() then error(M.timeout_message(timeout), 0) end
+    if in_scenario() then error(timeout_message(timeout), 0) end
   end
   local old_hook, old_mask, old_count = debug.gethook()
   local jit_was_on = jit and jit.status()
@@ -2164,7 +2162,7 @@ local function bounded(body, handler, timeout)
   if jit_was_on then jit.on() end
   -- past the deadline the verdict is the timeout, whatever the scenario
   -- made of the error (caught it, raised another)
-  if expired then return false, M.timeout_message(timeout) end
+  if expired then return false, timeout_message(timeout) end
   return unpack(res, 1, res.n)
 end
 
