@@ -306,8 +306,10 @@ end
 -- the kernel answers propagate_from against the reader's root, and a read
 -- from outside would fork a child that enters it, at every step.
 -- (a closure, not ns:run(f, ns): a scenario records ns:run's arguments,
--- and copies a table it is given)
+-- and copies a table it is given); a model's namespace (or a wrapper of
+-- one) has no ns:run, and its answer is the same from anywhere
 local function table_of(ns)
+  if not scenario.is_namespace(ns) then return ns:mounts { propagate_from = true } end
   return ns:run(function() return ns:mounts { propagate_from = true } end)
 end
 

@@ -454,19 +454,47 @@ local function cmd_mkdir(sh, ns, args)
   return status
 end
 
+-- A path of the transcript as the namespace's methods take it: relative
+-- to the session's working directory, / (as ls takes it).
+local function absolute(p)
+  return p:sub(1, 1) == "/" and p or "/" .. p
+end
+
+-- touch(1) through the namespace's own file methods (ns:exists, ns:read,
+-- ns:write), never ns:run's host io: a model namespace's are its own
+-- files, so a transcript on the model touches nothing of the host, and a
+-- kernel scenario's write is a recorded step `run --both` mirrors. A
+-- missing file is made empty; an existing one is only dated by touch(1),
+-- which mountns does not see: it is written back as it is, so a read-only
+-- mount refuses it (EROFS) as it refuses touch(1); a directory is left
+-- alone. True, or false and the errno name and text.
+local function touch(ns, path)
+  local ok, there = pcall(ns.exists, ns, path)
+  local failed = not ok and there
+  if there == true then
+    local rok, text = pcall(ns.read, ns, path)
+    if rok then return call(ns, "write", path, text) end
+    local name = errno_of(text)
+    if name == "EISDIR" then return true end
+    -- ENOENT: a dangling symlink, whose target touch(1) makes
+    if name ~= "ENOENT" then failed = text end
+  end
+  if failed then
+    local name, text = errno_of(failed)
+    if not name then error(failed, 0) end -- a misuse inside mountns: a bug here
+    return false, name, text
+  end
+  return call(ns, "write", path, "")
+end
+
 local function cmd_touch(sh, ns, args)
   if #args == 0 then bad("touch: missing file operand") end
   local status = 0
   for _, p in ipairs(args) do
     if p:sub(1, 1) == "-" then bad("touch: unrecognized option '" .. p .. "'") end
-    local ok, why = inside(ns, function()
-      local f, err = io.open(p, "a")
-      if not f then return nil, err end
-      f:close()
-      return true
-    end)
+    local ok, _, text = touch(ns, absolute(p))
     if not ok then
-      say(sh, "touch: cannot touch '" .. p .. "': " .. tostring(why):gsub("^.-: ", "") .. "\n")
+      say(sh, "touch: cannot touch '" .. p .. "': " .. text .. "\n")
       status = 1
     end
   end
@@ -540,15 +568,12 @@ local function cmd_cat(sh, ns, args, pipe)
     return 0
   end
   if pipe then bad("a pipe is only supported after cat /proc/self/mountinfo") end
-  local text, why = inside(ns, function()
-    local f, err = io.open(p, "rb")
-    if not f then return nil, err end
-    local s = f:read("*a")
-    f:close()
-    return s
-  end)
-  if not text then
-    say(sh, "cat: " .. p .. ": " .. tostring(why):gsub("^.-: ", "") .. "\n")
+  -- ns:read, as touch: the model's files on a model namespace, never the host's
+  local ok, text = pcall(ns.read, ns, absolute(p))
+  if not ok then
+    local name, why = errno_of(text)
+    if not name then error(text, 0) end -- a misuse inside mountns: a bug here
+    say(sh, "cat: " .. p .. ": " .. why .. "\n")
     return 1
   end
   say(sh, text)
