@@ -1,0 +1,101 @@
+-- What a scenario leaves on the host: no process (what its tools fork
+-- included, also when it is killed at its timeout), no file its tools
+-- write, no unmount that the recipes' pivot propagates (issue 23).
+local mountns = require "mountns"
+local core = require "mountns.core"
+local helper = require "helper"
+
+local scenario = mountns.scenario
+
+-- The PIDs of the processes whose command line holds `mark` (a unique
+-- sleep length), from /proc.
+local function processes_with(mark)
+  local out = {}
+  local p = io.popen("grep -lsF -- '" .. mark .. "' /proc/[0-9]*/cmdline")
+  for line in p:lines() do
+    local pid = tonumber(line:match("^/proc/(%d+)/cmdline$"))
+    -- not the grep itself (its argument holds the mark)
+    local f = pid and io.open("/proc/" .. pid .. "/comm")
+    local comm = f and f:read("*l")
+    if f then f:close() end
+    if comm == "sleep" then out[#out + 1] = pid end
+  end
+  p:close()
+  return out
+end
+
+-- The IDs of the mount namespaces that lsns lists (those a process is in).
+local function mount_namespaces()
+  local ids = {}
+  local p = io.popen("lsns -n -t mnt -o NS 2>/dev/null")
+  for line in p:lines() do ids[tonumber(line)] = true end
+  p:close()
+  return ids
+end
+
+-- Poll (up to 20 s) until check() is true; its last answer.
+local function eventually(check)
+  for _ = 1, 400 do
+    if check() then return true end
+    helper.sh("sleep 0.05")
+  end
+  return check()
+end
+
+-- A sleep no other process runs: its length is the mark.
+local function unique_sleep()
+  return string.format("%d.%d", 1000 + core.getpid() % 1000, math.random(100000, 999999))
+end
+
+describe("processes started in a scenario", function()
+  it("a tool's background child ends with the scenario, and its namespace with it", function()
+    local mark = unique_sleep()
+    local r = scenario(function(ns)
+      local started = ns:exec { "sh", "-c", "sleep " .. mark
+        .. " </dev/null >/dev/null 2>&1 & echo $!" }
+      local pid = tonumber(started.stdout)
+      -- alive after the tool that started it ended: what the check below sees
+      local alive = ns:exec { "sh", "-c", "kill -0 " .. pid .. " && echo alive" }.stdout
+      return { pid = pid, alive = alive, ns = ns:id() }
+    end)
+    assert.are.equal("alive\n", r.alive)
+    assert.is_true(eventually(function() return #processes_with(mark) == 0 end),
+      "left behind: " .. table.concat(processes_with(mark), " "))
+    assert.is_true(eventually(function() return not mount_namespaces()[r.ns] end))
+  end)
+
+  it("a scenario killed at its timeout takes its whole tree with it", function()
+    local mark = unique_sleep()
+    local r, w = assert(core.pipe())
+    local ok, err = pcall(scenario, function(ns)
+      core.close_fd(r)
+      ns:exec { "sh", "-c", "sleep " .. mark .. " </dev/null >/dev/null 2>&1 &" }
+      core.write_fd(w, tostring(ns:id()))
+      core.close_fd(w)
+      while true do end
+    end, { timeout = 1 })
+    core.close_fd(w)
+    local id = tonumber(core.read_all(r))
+    core.close_fd(r)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("ran past its timeout", 1, true), err)
+    assert.is_number(id)
+    assert.is_true(eventually(function() return #processes_with(mark) == 0 end),
+      "left behind: " .. table.concat(processes_with(mark), " "))
+    assert.is_true(eventually(function() return not mount_namespaces()[id] end))
+  end)
+
+  it("the checks see a process and a namespace that are there", function()
+    -- the polarity of the checks above: this test process's own
+    local mark = unique_sleep()
+    local p = io.popen("sleep " .. mark .. " & echo $!")
+    local pid = tonumber(p:read("*l"))
+    p:close()
+    assert.are.same({ pid }, processes_with(mark))
+    local me = assert(core.namespace())
+    assert.is_true(mount_namespaces()[me:id()])
+    me:close()
+    core.kill(pid, "KILL")
+    assert.is_true(eventually(function() return #processes_with(mark) == 0 end))
+  end)
+end)
