@@ -99,3 +99,76 @@ describe("processes started in a scenario", function()
     assert.is_true(eventually(function() return #processes_with(mark) == 0 end))
   end)
 end)
+
+describe("recipes.rootfs and the host's mounts", function()
+  local recipes = require "mountns.recipes"
+  local model = require "mountns.model"
+  local MODES = { "rshared", "shared", "private", "rslave", "rprivate", "slave" }
+
+  -- The scenario's host namespace has /data with /data/sub under it (a
+  -- host mount under a shared mount the container copies); what is left
+  -- of them in the host after the container started, and the container's
+  -- own mounts. Run by `run` (mountns.scenario or model.scenario).
+  local function after_rootfs(run, mode)
+    return run(function(host)
+      host:mkdir("/data"); host:mount("d", "/data", "tmpfs")
+      host:mkdir("/data/sub"); host:mount("s", "/data/sub", "tmpfs")
+      local c = recipes.rootfs(host, { propagation = mode })
+      local t = {}
+      for _, m in ipairs(host:mounts()) do t[#t + 1] = m.target end
+      local ct = {}
+      for _, m in ipairs(c.container:mounts()) do ct[#ct + 1] = m.target end
+      return table.concat(t, " ") .. " | " .. table.concat(ct, " ")
+    end)
+  end
+
+  it("the container's start unmounts nothing in the host's namespace, in every mode", function()
+    for _, mode in ipairs(MODES) do
+      assert.are.equal("/ /data /data/sub /rootfs/vol | / /vol", after_rootfs(scenario, mode), mode)
+    end
+  end)
+
+  helper.model_it("the model agrees, mode by mode", function()
+    for _, mode in ipairs(MODES) do
+      assert.are.equal(after_rootfs(scenario, mode), after_rootfs(model.scenario, mode), mode)
+    end
+  end)
+
+  -- ns:pivot_root alone: its detach propagates as umount -l does, unless
+  -- the old root is made rslave or rprivate first (old_root)
+  local function pivot(run, opts)
+    return run(function(host)
+      host:make_shared("/", { recursive = true })
+      host:mkdir("/data"); host:mount("d", "/data", "tmpfs")
+      host:mkdir("/data/sub"); host:mount("s", "/data/sub", "tmpfs")
+      host:mkdir("/new"); host:mount("n", "/new", "tmpfs")
+      local ctr = host:unshare { propagation = "unchanged" }
+      ctr:make_private("/new"); ctr:make_private("/")
+      ctr:pivot_root("/new", opts)
+      return host:find("/data/sub") ~= nil, #ctr:mounts()
+    end)
+  end
+
+  it("ns:pivot_root's detach reaches the peers, unless old_root says otherwise", function()
+    assert.are.same({ false, 1 }, { pivot(scenario) })
+    assert.are.same({ true, 1 }, { pivot(scenario, { old_root = "rslave" }) })
+    assert.are.same({ true, 1 }, { pivot(scenario, { old_root = "rprivate" }) })
+  end)
+
+  helper.model_it("the model's ns:pivot_root does the same", function()
+    assert.are.same({ false, 1 }, { pivot(model.scenario) })
+    assert.are.same({ true, 1 }, { pivot(model.scenario, { old_root = "rslave" }) })
+    assert.are.same({ true, 1 }, { pivot(model.scenario, { old_root = "rprivate" }) })
+  end)
+
+  it("old_root takes rslave or rprivate only, on both backends", function()
+    for _, run in ipairs { scenario, model.scenario } do
+      local err = run(function(host)
+        host:mkdir("/new"); host:mount("n", "/new", "tmpfs")
+        return select(2, pcall(host.pivot_root, host, "/new", { old_root = "slave" }))
+      end)
+      assert.truthy(tostring(err):find("bad argument #2 to 'ns:pivot_root' (option 'old_root': "
+        .. "\"rslave\" or \"rprivate\" expected, got 'slave')", 1, true), err)
+    end
+  end)
+end)

@@ -302,22 +302,35 @@ function Namespace:mkdir(path, opts)
 end
 
 --- pivot_root into new_root (a mount point in this namespace) and detach
--- the old root, as container runtimes do; with `put_old`, keep it.
+-- the old root (pivot_root(2)'s `"."`, `"."` form, then umount -l of the
+-- old root); with `put_old`, keep it. It does only that: it does not
+-- make the old root's mounts slaves or private first unless asked
+-- (`old_root`), so the detach, an unmount of every mount of the old
+-- tree, propagates like `umount -l`: a mount of the old tree under a
+-- shared mount takes the same mount of its peers with it (another
+-- namespace's included). A runtime's whole sequence (runc: the old root
+-- made rslave, then detached) is `{old_root = "rslave"}`
+-- (`mountns.recipes.rootfs`). It does not create a mount namespace, bind
+-- new_root onto itself or change new_root's parent's propagation
+-- (pivot_root(2) refuses a shared one: EINVAL).
 -- @tparam string new_root
 -- @tparam[opt] table opts `put_old`: a directory, as a path inside the new
 -- root (`"/old"`: `new_root .. "/old"` before the call); the old root stays
--- mounted there, as with pivot_root(8)
+-- mounted there, as with pivot_root(8); `old_root`: "rslave" or
+-- "rprivate", the propagation the old root's whole tree gets right after
+-- the pivot (before its detach)
 function Namespace:pivot_root(new_root, opts)
   check_open(self, "pivot_root")
   argcheck.path(new_root, "ns:pivot_root", 1, 2)
   local args = pack(new_root, opts)
   opts = argcheck.ns_options("pivot_root", opts, 2, 2)
-  local put_old = opts.put_old
+  local put_old, old_root = opts.put_old, opts.old_root
   if put_old ~= nil then
     put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 2)
   end
+  argcheck.old_root(old_root, 2)
   local r = checked("pivot_root", acted(self, "pivot_root", args, "pivot_root", new_root,
-    put_old))
+    put_old, old_root))
   return unpack(r, 2, r.n)
 end
 
