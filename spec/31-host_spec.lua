@@ -48,17 +48,18 @@ local function unique_sleep()
 end
 
 describe("processes started in a scenario", function()
-  it("a tool's background child ends with the scenario, and its namespace with it", function()
+  it("a tool's background child ends with the tool, and the scenario's namespace with it", function()
     local mark = unique_sleep()
     local r = scenario(function(ns)
-      local started = ns:exec { "sh", "-c", "sleep " .. mark
-        .. " </dev/null >/dev/null 2>&1 & echo $!" }
-      local pid = tonumber(started.stdout)
-      -- alive after the tool that started it ended: what the check below sees
-      local alive = ns:exec { "sh", "-c", "kill -0 " .. pid .. " && echo alive" }.stdout
-      return { pid = pid, alive = alive, ns = ns:id() }
+      -- alive while the tool runs: what the checks below look for
+      local during = ns:exec { "sh", "-c", "sleep " .. mark
+        .. " </dev/null >/dev/null 2>&1 & kill -0 $! && echo alive $!" }.stdout
+      local pid = tonumber(during:match("alive (%d+)"))
+      local after = ns:exec { "sh", "-c", "kill -0 " .. tostring(pid) .. " 2>/dev/null || echo gone" }
+      return { during = during, pid = pid, after = after.stdout, ns = ns:id() }
     end)
-    assert.are.equal("alive\n", r.alive)
+    assert.are.equal("alive " .. r.pid .. "\n", r.during)
+    assert.are.equal("gone\n", r.after)
     assert.is_true(eventually(function() return #processes_with(mark) == 0 end),
       "left behind: " .. table.concat(processes_with(mark), " "))
     assert.is_true(eventually(function() return not mount_namespaces()[r.ns] end))
@@ -69,10 +70,10 @@ describe("processes started in a scenario", function()
     local r, w = assert(core.pipe())
     local ok, err = pcall(scenario, function(ns)
       core.close_fd(r)
-      ns:exec { "sh", "-c", "sleep " .. mark .. " </dev/null >/dev/null 2>&1 &" }
       core.write_fd(w, tostring(ns:id()))
       core.close_fd(w)
-      while true do end
+      -- the shell waits for the sleep: the scenario is killed meanwhile
+      ns:exec { "sh", "-c", "sleep " .. mark .. "; true" }
     end, { timeout = 1 })
     core.close_fd(w)
     local id = tonumber(core.read_all(r))
@@ -88,10 +89,11 @@ describe("processes started in a scenario", function()
   it("the checks see a process and a namespace that are there", function()
     -- the polarity of the checks above: this test process's own
     local mark = unique_sleep()
-    local p = io.popen("sleep " .. mark .. " & echo $!")
+    local p = io.popen("sleep " .. mark .. " </dev/null >/dev/null 2>&1 & echo $!")
     local pid = tonumber(p:read("*l"))
     p:close()
-    assert.are.same({ pid }, processes_with(mark))
+    -- (until it has exec'd sleep, the shell's child is a shell)
+    assert.is_true(eventually(function() return processes_with(mark)[1] == pid end))
     local me = assert(core.namespace())
     assert.is_true(mount_namespaces()[me:id()])
     me:close()
@@ -170,5 +172,107 @@ describe("recipes.rootfs and the host's mounts", function()
       assert.truthy(tostring(err):find("bad argument #2 to 'ns:pivot_root' (option 'old_root': "
         .. "\"rslave\" or \"rprivate\" expected, got 'slave')", 1, true), err)
     end
+  end)
+end)
+
+describe("ns:exec tools and the host", function()
+  local namespace = require "mountns.namespace"
+  -- this tree's absolute path (a tool's cwd is the host's /)
+  local p = io.popen("cd " .. helper.ROOT .. " && pwd")
+  local TREE = p:read("*l")
+  p:close()
+  local host_before
+  setup(function() host_before = helper.host_mountinfo() end)
+  teardown(function() assert.are.equal(host_before, helper.host_mountinfo()) end)
+
+  it("see the host's files read-only: they create, change and remove nothing there", function()
+    local dir = TREE .. "/build/spec31-" .. core.getpid()
+    helper.write(dir, "kept", "old")
+    local r = scenario(function(ns)
+      local function sh(cmd) return ns:exec { "sh", "-c", "{ " .. cmd .. "; } 2>&1; echo status $?" } end
+      return { touch = sh("touch " .. dir .. "/new").stdout,
+               change = sh("echo new > " .. dir .. "/kept").stdout,
+               remove = sh("rm -f " .. dir .. "/kept").stdout,
+               mkdir = sh("mkdir " .. dir .. "/d").stdout,
+               -- what the tool can read: the same file
+               read = ns:exec { "cat", dir .. "/kept" }.stdout }
+    end)
+    local after = {}
+    for name in io.popen("ls " .. dir):lines() do after[#after + 1] = name end
+    local kept = helper.read(dir .. "/kept")
+    os.remove(dir .. "/kept"); os.remove(dir .. "/new"); os.remove(dir .. "/d"); os.remove(dir)
+    for _, what in ipairs { "touch", "change", "remove", "mkdir" } do
+      assert.truthy(r[what]:find("Read-only file system", 1, true), what .. ": " .. r[what])
+      assert.truthy(r[what]:find("status [1-9]%d*\n$"), what .. ": " .. r[what])
+    end
+    assert.are.same({ "kept" }, after)
+    assert.are.equal("old", kept)
+    assert.are.equal("old", r.read)
+  end)
+
+  it("have a writable /dev/shm of their own, a /dev of harmless devices and no capability", function()
+    local name = "mountns-spec-31-" .. core.getpid()
+    local r = scenario(function(ns)
+      return { shm = ns:exec { "sh", "-c", "echo x > $TMPDIR/" .. name .. " && cat $HOME/" .. name
+                               .. " && echo ok > /dev/null && echo devnull" }.stdout,
+               tmp = ns:exec { "sh", "-c", "{ touch /tmp/" .. name .. "; } 2>&1" }.stdout,
+               dev = ns:exec { "ls", "/dev" }.stdout,
+               status = ns:exec { "cat", "/proc/self/status" }.stdout,
+               remount = ns:exec { "mount", "-o", "remount,rw", "/" } }
+    end)
+    assert.are.equal("x\ndevnull\n", r.shm)
+    assert.truthy(r.tmp:find("Read-only file system", 1, true), r.tmp)
+    assert.is_nil(io.open("/tmp/" .. name)) -- not the host's /tmp
+    assert.is_nil(io.open("/dev/shm/" .. name)) -- nor its /dev/shm
+    assert.are.equal("fd\nfull\nnull\nrandom\nshm\nstderr\nstdin\nstdout\ntty\nurandom\nzero\n",
+      r.dev)
+    for _, set in ipairs { "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb" } do
+      assert.are.equal("0000000000000000", r.status:match(set .. ":%s*(%x+)"), set)
+    end
+    assert.are.equal("1", r.status:match("NoNewPrivs:%s*(%d)"))
+    assert.are_not.equal(0, r.remount.code)
+  end)
+
+  it("get the documented environment, and what `env` adds", function()
+    local plain, added, pid = scenario(function(ns)
+      return ns:exec { "env" }.stdout,
+        ns:exec({ "env" }, { env = { FOO = "bar", LANG = "C.UTF-8" } }).stdout, ns:pid()
+    end)
+    local path = namespace.TOOL_ENV.PATH
+    assert.are.equal("HOME=/dev/shm\nLANG=C\nMOUNTNS_PID=" .. pid .. "\nPATH=" .. path
+      .. "\nTMPDIR=/dev/shm\n", plain)
+    assert.are.equal("FOO=bar\nHOME=/dev/shm\nLANG=C.UTF-8\nMOUNTNS_PID=" .. pid .. "\nPATH="
+      .. path .. "\nTMPDIR=/dev/shm\n", added)
+  end)
+
+  it("refuse an env option that is not a table of names and strings", function()
+    local errs = scenario(function(ns)
+      local out = {}
+      for i, env in ipairs { "PATH=/x", { ["1X"] = "y" }, { X = 1 }, { X = "a\0b" }, { [1] = "X=y" } } do
+        out[i] = select(2, pcall(ns.exec, ns, { "true" }, { env = env }))
+      end
+      return out
+    end)
+    assert.are.equal(5, #errs)
+    for _, e in ipairs(errs) do
+      assert.truthy(e:find("bad argument #2 to 'ns:exec' (option 'env': ", 1, true), e)
+      assert.truthy(e:find("^[^\n]*31%-host_spec%.lua:%d+: "), e) -- the caller's line
+    end
+  end)
+
+  it("`mountns show` in a tool lists ns's mounts, as findmnt does there", function()
+    local show, findmnt = scenario(function(ns)
+      ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs")
+      return ns:exec { TREE .. "/bin/mountns", "show" },
+        ns:exec { "findmnt", "-rn", "-o", "TARGET" }.stdout
+    end)
+    assert.are.equal(0, show.code, show.stderr)
+    assert.are.equal("/\n/X\n", findmnt)
+    local targets = {}
+    for line in show.stdout:gmatch("[^\n]+") do
+      local t = line:match("(/%S*)")
+      if t then targets[#targets + 1] = t end
+    end
+    assert.are.same({ "/", "/X" }, targets, show.stdout)
   end)
 end)
