@@ -48,14 +48,16 @@ local function unique_sleep()
 end
 
 describe("processes started in a scenario", function()
-  it("a tool's background child ends with the tool, and the scenario's namespace with it", function()
+  it("a tool's background child ends with the tool, the scenario's namespace with it",
+    function()
     local mark = unique_sleep()
     local r = scenario(function(ns)
       -- alive while the tool runs: what the checks below look for
       local during = ns:exec { "sh", "-c", "sleep " .. mark
         .. " </dev/null >/dev/null 2>&1 & kill -0 $! && echo alive $!" }.stdout
       local pid = tonumber(during:match("alive (%d+)"))
-      local after = ns:exec { "sh", "-c", "kill -0 " .. tostring(pid) .. " 2>/dev/null || echo gone" }
+      local after = ns:exec { "sh", "-c",
+        "kill -0 " .. tostring(pid) .. " 2>/dev/null || echo gone" }
       return { during = during, pid = pid, after = after.stdout, ns = ns:id() }
     end)
     assert.are.equal("alive " .. r.pid .. "\n", r.during)
@@ -189,7 +191,9 @@ describe("ns:exec tools and the host", function()
     local dir = TREE .. "/build/spec31-" .. core.getpid()
     helper.write(dir, "kept", "old")
     local r = scenario(function(ns)
-      local function sh(cmd) return ns:exec { "sh", "-c", "{ " .. cmd .. "; } 2>&1; echo status $?" } end
+      local function sh(cmd)
+        return ns:exec { "sh", "-c", "{ " .. cmd .. "; } 2>&1; echo status $?" }
+      end
       return { touch = sh("touch " .. dir .. "/new").stdout,
                change = sh("echo new > " .. dir .. "/kept").stdout,
                remove = sh("rm -f " .. dir .. "/kept").stdout,
@@ -210,7 +214,8 @@ describe("ns:exec tools and the host", function()
     assert.are.equal("old", r.read)
   end)
 
-  it("have a writable /dev/shm of their own, a /dev of harmless devices and no capability", function()
+  it("have a writable /dev/shm of their own, a /dev of harmless devices, no capability",
+    function()
     local name = "mountns-spec-31-" .. core.getpid()
     local r = scenario(function(ns)
       return { shm = ns:exec { "sh", "-c", "echo x > $TMPDIR/" .. name .. " && cat $HOME/" .. name
@@ -248,7 +253,8 @@ describe("ns:exec tools and the host", function()
   it("refuse an env option that is not a table of names and strings", function()
     local errs = scenario(function(ns)
       local out = {}
-      for i, env in ipairs { "PATH=/x", { ["1X"] = "y" }, { X = 1 }, { X = "a\0b" }, { [1] = "X=y" } } do
+      local bad = { "PATH=/x", { ["1X"] = "y" }, { X = 1 }, { X = "a\0b" }, { [1] = "X=y" } }
+      for i, env in ipairs(bad) do
         out[i] = select(2, pcall(ns.exec, ns, { "true" }, { env = env }))
       end
       return out
