@@ -910,15 +910,26 @@ static int lmns_process_kill_tree(lua_State *L)
 	lua_Integer arg = luaL_checkinteger(L, 1);
 	pid_t root, me = getpid();
 	struct lmns_pids l = { NULL, 0, 0 };
-	size_t i, first = 0, direct;
+	size_t i, first = 0;
 	int self, pass;
 	lua_Integer killed = 0;
 
 	luaL_argcheck(L, arg > 0 && arg <= INT_MAX, 1, "a positive PID expected");
 	root = (pid_t)arg;
 	self = root == me;
-	if (!self)
+	if (self) {
+		siginfo_t si;
+
+		/* the common case, at the end of every scenario: no child at
+		 * all, in one system call (the walk costs ~100 us) */
+		if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WCONTINUED | WNOHANG |
+			   WNOWAIT) < 0 && errno == ECHILD) {
+			lua_pushinteger(L, 0);
+			return 1;
+		}
+	} else {
 		kill(root, SIGSTOP);
+	}
 	if (lmns_pids_add(&l, root) != 0)
 		return luaL_error(L, "kill_tree: out of memory");
 	for (pass = 0; pass < 100; pass++) {
@@ -939,7 +950,6 @@ static int lmns_process_kill_tree(lua_State *L)
 			break;
 		first = before;
 	}
-	direct = 0;
 	for (i = self ? 1 : 0; i < l.n; i++)
 		if (kill(l.v[i], SIGKILL) == 0)
 			killed++;
@@ -948,8 +958,8 @@ static int lmns_process_kill_tree(lua_State *L)
 		struct lmns_pids kids = { NULL, 0, 0 };
 
 		lmns_add_children(L, me, &kids, 0);
-		for (direct = 0; direct < kids.n; direct++)
-			while (waitpid(kids.v[direct], NULL, 0) < 0 && errno == EINTR)
+		for (i = 0; i < kids.n; i++)
+			while (waitpid(kids.v[i], NULL, 0) < 0 && errno == EINTR)
 				;
 		free(kids.v);
 	}
