@@ -903,7 +903,7 @@ child), not the others (they are not). Only for PIDs the caller started.
 @function kill_tree
 @tparam int pid a positive PID
 @treturn int how many processes were killed
-@see prctl(2) PR_SET_CHILD_SUBREAPER
+@see prctl(2)
 */
 static int lmns_process_kill_tree(lua_State *L)
 {
