@@ -281,4 +281,18 @@ describe("ns:exec tools and the host", function()
     end
     assert.are.same({ "/", "/X" }, targets, show.stdout)
   end)
+
+  it("mountns show's default PID is $MOUNTNS_PID; a bad one is refused", function()
+    local function show(env_pid, arg)
+      return helper.sh("cd " .. helper.ROOT .. " && "
+        .. (env_pid and ("MOUNTNS_PID='" .. env_pid .. "' ") or "") .. helper.lua_vars()
+        .. " bin/mountns show"
+        .. (arg and (" " .. arg) or "") .. " 2>&1; echo \"exit=$?\"")
+    end
+    local me = tostring(core.getpid())
+    local direct = show(nil, me)
+    assert.matches("exit=0$", direct)
+    assert.are.equal(direct, show(me))
+    assert.matches("^mountns: show: MOUNTNS_PID is not a PID: 'abc'\n.*exit=2$", show("abc"))
+  end)
 end)
