@@ -794,16 +794,17 @@ static char lmns_proc_state(lua_State *L, pid_t pid)
 	return close_paren && close_paren[1] == ' ' ? close_paren[2] : 0;
 }
 
-/* Wait (up to about 2 s) until pid is stopped, a zombie or gone. */
-static void lmns_wait_stopped(lua_State *L, pid_t pid)
+/* Wait until pid is stopped, a zombie or gone, or the deadline (on
+ * lmns_now's clock) has passed. */
+static void lmns_wait_stopped(lua_State *L, pid_t pid, double deadline)
 {
 	struct timespec ms = { 0, 1000000 };
-	int i;
 
-	for (i = 0; i < 2000; i++) {
+	for (;;) {
 		char st = lmns_proc_state(L, pid);
 
-		if (st == 0 || st == 'T' || st == 't' || st == 'Z' || st == 'X')
+		if (st == 0 || st == 'T' || st == 't' || st == 'Z' || st == 'X' ||
+		    lmns_now() > deadline)
 			return;
 		nanosleep(&ms, NULL);
 	}
@@ -910,8 +911,9 @@ static int lmns_process_kill_tree(lua_State *L)
 	lua_Integer arg = luaL_checkinteger(L, 1);
 	pid_t root, me = getpid();
 	struct lmns_pids l = { NULL, 0, 0 };
-	size_t i, first = 0;
+	size_t i;
 	int self, pass;
+	double deadline;
 	lua_Integer killed = 0;
 
 	luaL_argcheck(L, arg > 0 && arg <= INT_MAX, 1, "a positive PID expected");
@@ -930,25 +932,30 @@ static int lmns_process_kill_tree(lua_State *L)
 	} else {
 		kill(root, SIGSTOP);
 	}
-	if (lmns_pids_add(&l, root) != 0)
+	/* a process that does not stop (in an uninterruptible sleep) holds
+	 * the walk 5 s at most in all */
+	deadline = lmns_now() + 5;
+	if (lmns_pids_add(&l, root) != 0) {
+		if (!self)
+			kill(root, SIGKILL);
 		return luaL_error(L, "kill_tree: out of memory");
+	}
+	/* each pass walks the whole list, top-down (a child is appended
+	 * after its parent, so it is reached in the same pass); a process is
+	 * stopped before its children are read, and once it is stopped its
+	 * list is final (a fork that has not attached its child by then is
+	 * cancelled by the pending signal). One more pass that finds nothing
+	 * new ends it: a process that did not stop in time is read again. */
 	for (pass = 0; pass < 100; pass++) {
 		size_t before = l.n;
 
-		/* top-down: a process is stopped before its children are read */
-		for (i = first; i < l.n; i++) {
+		for (i = 0; i < l.n; i++) {
 			if (!(self && i == 0))
-				lmns_wait_stopped(L, l.v[i]);
+				lmns_wait_stopped(L, l.v[i], deadline);
 			lmns_add_children(L, l.v[i], &l, 1);
 		}
-		/* again from the top: a fork that ended after its parent was
-		 * listed shows up now */
-		first = 0;
-		for (i = 0; i < before; i++)
-			lmns_add_children(L, l.v[i], &l, 1);
 		if (l.n == before)
 			break;
-		first = before;
 	}
 	for (i = self ? 1 : 0; i < l.n; i++)
 		if (kill(l.v[i], SIGKILL) == 0)

@@ -88,6 +88,21 @@ describe("processes started in a scenario", function()
     assert.is_true(eventually(function() return not mount_namespaces()[id] end))
   end)
 
+  it("a tree that keeps forking while it is killed leaves nothing", function()
+    -- the shell forks a sleep every millisecond or so: the kill comes
+    -- while it forks (each process is stopped before its children are
+    -- read, so none is forked behind the walk)
+    local mark = unique_sleep()
+    local ok, err = pcall(scenario, function(ns)
+      ns:exec { "sh", "-c", "while :; do sleep " .. mark
+        .. " </dev/null >/dev/null 2>&1 & sleep 0.001; done" }
+    end, { timeout = 1 })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("ran past its timeout", 1, true), err)
+    assert.is_true(eventually(function() return #processes_with(mark) == 0 end),
+      "left behind: " .. #processes_with(mark))
+  end)
+
   it("the checks see a process and a namespace that are there", function()
     -- the polarity of the checks above: this test process's own
     local mark = unique_sleep()
