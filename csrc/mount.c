@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -365,6 +366,48 @@ static int lmns_mount_chdir(lua_State *L)
 	const char *path = lmns_checkpath(L, 1);
 
 	return lmns_mount_result(L, chdir(path), "chdir", path, NULL);
+}
+
+/***
+Open a directory as a place to come back to (`O_PATH`, close-on-exec):
+`fchdir` to it later reaches it even when it is no longer reachable by
+a path (the old root after `pivot_root`, as runc does). Close it with
+`close_fd`.
+@function open_dir
+@tparam string path
+@treturn[1] int the fd
+@return[2] nil
+@treturn[2] string "open_dir PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see open(2)
+*/
+static int lmns_mount_open_dir(lua_State *L)
+{
+	const char *path = lmns_checkpath(L, 1);
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return lmns_fail(L, errno, "open_dir", path, NULL);
+	lua_pushinteger(L, fd);
+	return 1;
+}
+
+/***
+Change the working directory to a directory fd (`open_dir`).
+@function fchdir
+@tparam int fd
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "fchdir: strerror (ENAME)"
+@treturn[2] int errno
+@see fchdir(2)
+*/
+static int lmns_mount_fchdir(lua_State *L)
+{
+	lua_Integer fd = luaL_checkinteger(L, 1);
+
+	luaL_argcheck(L, fd >= 0 && fd <= INT_MAX, 1, "a file descriptor expected");
+	return lmns_mount_result(L, fchdir((int)fd), "fchdir", NULL, NULL);
 }
 
 /* mkdir -p: create each missing component; an existing directory is fine. */
@@ -762,6 +805,8 @@ void lmns_mount_open(lua_State *L)
 		{ "make_unbindable", lmns_mount_make_unbindable },
 		{ "pivot_root", lmns_mount_pivot_root },
 		{ "chdir", lmns_mount_chdir },
+		{ "open_dir", lmns_mount_open_dir },
+		{ "fchdir", lmns_mount_fchdir },
 		{ "mkdir", lmns_mount_mkdir },
 		{ "symlink", lmns_mount_symlink },
 		{ "chroot", lmns_mount_chroot },

@@ -8,6 +8,7 @@
  * is Lua code in lua/mountns/isolate.lua.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,16 +17,23 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "lmns.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
 
 /***
 @module mountns.core
@@ -489,14 +497,44 @@ static int lmns_process_read_outputs(lua_State *L)
 	return 2;
 }
 
+/* The list of "NAME=value" strings at index idx as a NULL-terminated
+ * array (a userdata on the stack: freed by the GC if a check raises). */
+static const char **lmns_execvp_env(lua_State *L, int idx)
+{
+	int n, i;
+	const char **envp;
+
+	if (!lua_istable(L, idx))
+		luaL_argerror(L, 2, "option 'env': a list of \"NAME=value\" strings expected");
+	n = (int)lua_rawlen(L, idx);
+	envp = lua_newuserdata(L, sizeof *envp * ((size_t)n + 1));
+	for (i = 1; i <= n; i++) {
+		size_t len;
+		const char *e;
+
+		lua_rawgeti(L, idx, i);
+		e = lua_tolstring(L, -1, &len);
+		if (lua_type(L, -1) != LUA_TSTRING || strlen(e) != len || !strchr(e, '='))
+			luaL_argerror(L, 2, lua_pushfstring(L,
+				"option 'env': [%d]: a \"NAME=value\" string expected", i));
+		envp[i - 1] = e;	/* kept alive by the table */
+		lua_pop(L, 1);
+	}
+	envp[n] = NULL;
+	return envp;
+}
+
 /***
 Replace the process with a program, like execvp(3): a name without a `/`
-is looked up in `PATH`. Only returns on failure.
+is looked up in `PATH`. Only fds 0, 1 and 2 reach the program: every
+other fd is closed on exec. Only returns on failure.
 @function execvp
 @tparam table argv the program and its arguments, strings (`argv[1]` is
 the program)
 @tparam[opt] table fds `stdin`, `stdout`, `stderr`: fds put at 0, 1 and 2
-first (dup2)
+first (dup2); `env`: the program's whole environment, a list of
+`"NAME=value"` strings, also the `PATH` the program is looked up in
+(default: this process's environment)
 @return nil
 @treturn string "execvp PROGRAM: strerror (ENAME)"
 @treturn int errno
@@ -504,9 +542,9 @@ first (dup2)
 */
 static int lmns_process_execvp(lua_State *L)
 {
-	static const char *const keys[] = { "stdin", "stdout", "stderr", NULL };
+	static const char *const keys[] = { "stdin", "stdout", "stderr", "env", NULL };
 	int n, i, fds[3] = { -1, -1, -1 };
-	const char **argv;
+	const char **argv, **envp = NULL;
 
 	luaL_checktype(L, 1, LUA_TTABLE);
 	n = (int)lua_rawlen(L, 1);
@@ -544,10 +582,23 @@ static int lmns_process_execvp(lua_State *L)
 		lua_pop(L, 1);
 	}
 	argv[n] = NULL;
+	if (!lua_isnoneornil(L, 2)) {
+		lua_getfield(L, 2, "env");
+		if (!lua_isnil(L, -1))
+			envp = lmns_execvp_env(L, lua_gettop(L));
+	}
 	for (i = 0; i < 3; i++)
 		if (fds[i] >= 0 && fds[i] != i && dup2(fds[i], i) < 0)
 			return lmns_fail(L, errno, "execvp: dup2", argv[0], NULL);
+	/* only 0, 1 and 2 reach the program (dup2 left them inheritable) */
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+#endif
+		for (i = 3; i < 1024; i++)
+			fcntl(i, F_SETFD, FD_CLOEXEC);
 	fflush(NULL);
+	if (envp)
+		environ = (char **)envp;	/* also execvp's PATH */
 	execvp(argv[0], (char *const *)argv);
 	return lmns_fail(L, errno, "execvp", argv[0], NULL);
 }
@@ -670,6 +721,312 @@ static int lmns_process_signalfd(lua_State *L)
 		return lmns_fail(L, err, "signalfd", what, NULL);
 	}
 	lua_pushinteger(L, fd);
+	return 1;
+}
+
+/*
+ * The process tree: a scenario's processes end with it.
+ *
+ * fork() gives each child PR_SET_PDEATHSIG, but a program a tool runs
+ * (`sh -c "sleep 25 &"`) forks children of its own, which inherit no
+ * death signal and are reparented when their parent ends: to PID 1
+ * unless an ancestor is a child subreaper. So a scenario's process is
+ * a subreaper (every orphan of its tree becomes its child), and its
+ * tree is killed when it ends, or from outside when it is killed.
+ * Killing a tree from outside is racy unless it cannot change while it
+ * is walked: each process is stopped (SIGSTOP) before its children are
+ * listed (/proc/PID/task/TID/children, reliable only for a stopped
+ * task), and waited for until it is stopped, so no fork completes
+ * behind the walk; the walk is repeated until it finds nothing new;
+ * only then is every process killed (SIGKILL also ends a stopped one).
+ */
+
+/* A growing list of PIDs. */
+struct lmns_pids {
+	pid_t *v;
+	size_t n, cap;
+};
+
+static int lmns_pids_has(const struct lmns_pids *l, pid_t p)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i] == p)
+			return 1;
+	return 0;
+}
+
+static int lmns_pids_add(struct lmns_pids *l, pid_t p)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		pid_t *v = realloc(l->v, cap * sizeof *v);
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = p;
+	return 0;
+}
+
+/* The state letter of /proc/PID/stat ('R', 'S', 'T', 'Z'...), or 0 when
+ * the process is gone. */
+static char lmns_proc_state(lua_State *L, pid_t pid)
+{
+	char rel[64], buf[512], *close_paren;
+	int fd;
+	ssize_t n;
+
+	snprintf(rel, sizeof rel, "%d/stat", (int)pid);
+	fd = lmns_procfs_openat(L, rel, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the name in parentheses may hold anything: the state follows the
+	 * last ')' */
+	close_paren = strrchr(buf, ')');
+	return close_paren && close_paren[1] == ' ' ? close_paren[2] : 0;
+}
+
+/* Wait until pid is stopped, a zombie or gone, or the deadline (on
+ * lmns_now's clock) has passed. */
+static void lmns_wait_stopped(lua_State *L, pid_t pid, double deadline)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	for (;;) {
+		char st = lmns_proc_state(L, pid);
+
+		if (st == 0 || st == 'T' || st == 't' || st == 'Z' || st == 'X' ||
+		    lmns_now() > deadline)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
+/* The whole of a small file at dfd/name, NUL-terminated (malloc'd), or
+ * NULL. */
+static char *lmns_read_at(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 4096;
+	char *buf;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap + 1);
+	while (buf && (n = read(fd, buf + len, cap - len)) > 0) {
+		len += (size_t)n;
+		if (len == cap) {
+			char *b = realloc(buf, cap * 2 + 1);
+
+			if (!b) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = b;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/* Add the children of every thread of pid to l (those not in it yet),
+ * stopping each first (unless stop is 0). Returns how many were added. */
+static size_t lmns_add_children(lua_State *L, pid_t pid, struct lmns_pids *l,
+				int stop)
+{
+	char rel[64];
+	int dfd;
+	DIR *d;
+	struct dirent *e;
+	size_t added = 0;
+
+	snprintf(rel, sizeof rel, "%d/task", (int)pid);
+	dfd = lmns_procfs_openat(L, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char name[300];
+		char *text;
+		const char *p;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(name, sizeof name, "%s/children", e->d_name);
+		text = lmns_read_at(dirfd(d), name);
+		/* "PID PID ... " */
+		for (p = text; p && *p; ) {
+			char *end;
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			p = end;
+			if (c <= 0 || lmns_pids_has(l, (pid_t)c))
+				continue;
+			if (stop)
+				kill((pid_t)c, SIGSTOP);
+			if (lmns_pids_add(l, (pid_t)c) == 0)
+				added++;
+		}
+		free(text);
+	}
+	closedir(d);
+	return added;
+}
+
+/***
+Kill a process and all its descendants, or, given the caller's own
+PID, all the caller's descendants (then reaped: they are its children
+or, in a `child_subreaper`, became so). Each process is stopped (SIGSTOP)
+and waited for until it is stopped before its children are listed
+(`/proc/PID/task/TID/children`), top-down, so none can fork behind the
+walk; the walk is repeated until it finds no new process; then every
+process found gets SIGKILL. The caller reaps `pid` itself (it is its
+child), not the others (they are not). Only for PIDs the caller started.
+@function kill_tree
+@tparam int pid a positive PID
+@treturn int how many processes were killed
+@see prctl(2)
+*/
+static int lmns_process_kill_tree(lua_State *L)
+{
+	lua_Integer arg = luaL_checkinteger(L, 1);
+	pid_t root, me = getpid();
+	struct lmns_pids l = { NULL, 0, 0 };
+	size_t i;
+	int self, pass;
+	double deadline;
+	lua_Integer killed = 0;
+
+	luaL_argcheck(L, arg > 0 && arg <= INT_MAX, 1, "a positive PID expected");
+	root = (pid_t)arg;
+	self = root == me;
+	if (self) {
+		siginfo_t si;
+
+		/* the common case, at the end of every scenario: no child at
+		 * all, in one system call (the walk costs ~100 us) */
+		if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WCONTINUED | WNOHANG |
+			   WNOWAIT) < 0 && errno == ECHILD) {
+			lua_pushinteger(L, 0);
+			return 1;
+		}
+	} else {
+		kill(root, SIGSTOP);
+	}
+	/* a process that does not stop (in an uninterruptible sleep) holds
+	 * the walk 5 s at most in all */
+	deadline = lmns_now() + 5;
+	if (lmns_pids_add(&l, root) != 0) {
+		if (!self)
+			kill(root, SIGKILL);
+		return luaL_error(L, "kill_tree: out of memory");
+	}
+	/* each pass walks the whole list, top-down (a child is appended
+	 * after its parent, so it is reached in the same pass); a process is
+	 * stopped before its children are read, and once it is stopped its
+	 * list is final (a fork that has not attached its child by then is
+	 * cancelled by the pending signal). One more pass that finds nothing
+	 * new ends it: a process that did not stop in time is read again. */
+	for (pass = 0; pass < 100; pass++) {
+		size_t before = l.n;
+
+		for (i = 0; i < l.n; i++) {
+			if (!(self && i == 0))
+				lmns_wait_stopped(L, l.v[i], deadline);
+			lmns_add_children(L, l.v[i], &l, 1);
+		}
+		if (l.n == before)
+			break;
+	}
+	for (i = self ? 1 : 0; i < l.n; i++)
+		if (kill(l.v[i], SIGKILL) == 0)
+			killed++;
+	if (self) {
+		/* the caller's children: reaped (they are dying) */
+		struct lmns_pids kids = { NULL, 0, 0 };
+
+		lmns_add_children(L, me, &kids, 0);
+		for (i = 0; i < kids.n; i++)
+			while (waitpid(kids.v[i], NULL, 0) < 0 && errno == EINTR)
+				;
+		free(kids.v);
+	}
+	free(l.v);
+	lua_pushinteger(L, killed);
+	return 1;
+}
+
+/***
+Make the calling process a child subreaper: an orphan among its
+descendants becomes its child instead of PID 1's, so `kill_tree` of
+this process finds it.
+@function child_subreaper
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "prctl PR_SET_CHILD_SUBREAPER: strerror (ENAME)"
+@treturn[2] int errno
+@see prctl(2)
+*/
+static int lmns_process_child_subreaper(lua_State *L)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		return lmns_fail(L, errno, "prctl PR_SET_CHILD_SUBREAPER", NULL, NULL);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/***
+Give up every capability for good, in this process and the programs it
+runs: the bounding set emptied (a program run as root gets none back),
+the ambient set cleared, the permitted, effective and inheritable sets
+emptied, and `no_new_privs` set (set-user-ID and file capabilities are
+ignored). The user and group IDs stay. For a process that runs a tool
+(`ns:exec`): it cannot remount, mount or bypass file permissions.
+@function drop_capabilities
+@treturn[1] boolean true
+@return[2] nil
+@treturn[2] string "drop_capabilities: strerror (ENAME)"
+@treturn[2] int errno
+@see capabilities(7)
+*/
+static int lmns_process_drop_capabilities(lua_State *L)
+{
+	struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	int cap;
+
+	for (cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+			return lmns_fail(L, errno, "drop_capabilities", NULL, NULL);
+	/* EINVAL: a kernel without ambient capabilities has none to clear */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 &&
+	    errno != EINVAL)
+		return lmns_fail(L, errno, "drop_capabilities", NULL, NULL);
+	memset(data, 0, sizeof data);
+	if (syscall(SYS_capset, &head, data) != 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return lmns_fail(L, errno, "drop_capabilities", NULL, NULL);
+	lua_pushboolean(L, 1);
 	return 1;
 }
 
@@ -999,6 +1356,9 @@ void lmns_process_open(lua_State *L)
 		{ "execvp", lmns_process_execvp },
 		{ "waitpid", lmns_process_waitpid },
 		{ "kill", lmns_process_kill },
+		{ "kill_tree", lmns_process_kill_tree },
+		{ "child_subreaper", lmns_process_child_subreaper },
+		{ "drop_capabilities", lmns_process_drop_capabilities },
 		{ "_exit", lmns_process_exit },
 		{ "fresh_heap", lmns_process_fresh_heap },
 		{ "getpid", lmns_process_getpid },

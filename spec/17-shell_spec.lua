@@ -224,30 +224,40 @@ $ mount -o remount,ro /mv
     end
 
     it("prints what util-linux's own mount and umount print (where they are 2.38)", function()
-      -- the real tools, in ns:exec's throw-away copy, on paths absent there too
+      -- the real tools, on paths absent on the host too, each in a mount
+      -- namespace of its own (unshare -Urm: root in a user namespace of
+      -- its own, as ns:exec's tools have no capability and mount(2) would
+      -- refuse them before it looks at the paths)
+      local argvs = {
+        { "mount", "--bind", "/mountns-spec-nope", "/mountns-spec-nope2" },
+        { "mount", "--make-shared", "/mountns-spec-nope" },
+        { "umount", "/mountns-spec-nope" },
+        { "mount", "-t", "bogusfs", "x", "/" },
+        { "mount", "-t", "tmpfs", "-o", "bogus", "x", "/" },
+        { "mount", "--bind", "/mountns-spec-nope", "/" },
+      }
+      local v = helper.sh("mount --version")
+      if not v:match("util%-linux 2%.38") then
+        return pending("mount(8) is not util-linux 2.38: " .. v)
+      end
+      local real = {}
+      for i, argv in ipairs(argvs) do
+        local out = helper.sh("LC_ALL=C unshare -Urm " .. table.concat(argv, " ")
+          .. " 2>&1 >/dev/null; echo \"status $?\"")
+        local text, code = out:match("^(.-)status (%d+)$")
+        real[i] = { stderr = text, code = tonumber(code) }
+      end
       local r = scenario(function(ns)
-        local v = ns:exec { "mount", "--version" }.stdout
-        if not v:match("util%-linux 2%.38") then return { skip = v } end
         local res = {}
-        for i, argv in ipairs {
-          { "mount", "--bind", "/mountns-spec-nope", "/mountns-spec-nope2" },
-          { "mount", "--make-shared", "/mountns-spec-nope" },
-          { "umount", "/mountns-spec-nope" },
-          { "mount", "-t", "bogusfs", "x", "/" },
-          { "mount", "-t", "tmpfs", "-o", "bogus", "x", "/" },
-          { "mount", "--bind", "/mountns-spec-nope", "/" },
-        } do
-          local real = ns:exec(argv)
+        for i, argv in ipairs(argvs) do
           local out, _, steps = ns:shell("# " .. table.concat(argv, " "))
-          res[i] = { real = real.stderr, real_code = real.code, ours = steps[1].output,
-                     status = steps[1].status, out = out }
+          res[i] = { ours = steps[1].output, status = steps[1].status, out = out }
         end
         return res
       end)
-      if r.skip then return pending("mount(8) is not util-linux 2.38: " .. r.skip) end
-      for _, c in ipairs(r) do
-        assert.are.equal(c.real, c.ours)
-        assert.are.equal(c.real_code, c.status)
+      for i, c in ipairs(r) do
+        assert.are.equal(real[i].stderr, c.ours)
+        assert.are.equal(real[i].code, c.status)
       end
     end)
   end)

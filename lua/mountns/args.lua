@@ -139,7 +139,7 @@ end
 -- the option names each method reads
 local NS_OPTIONS = {
   mkdir = { "parents", "mode" },
-  pivot_root = { "put_old" },
+  pivot_root = { "put_old", "old_root" },
   unshare = { "propagation", "label", "user" },
   mounts = { "propagate_from", "root" },
   find = { "root" },
@@ -155,6 +155,17 @@ local NS_OPTIONS = {
 function M.ns_options(name, opts, argn, level)
   local o = M.options(opts, "ns:" .. name, argn, NS_OPTIONS[name], (level or 1) + 1)
   return o -- (not a tail call: the level counts this function's frame)
+end
+
+--- The `old_root` option of `ns:pivot_root` (both backends): nil,
+-- "rslave" or "rprivate"; raises as a bad argument #2.
+-- @param v the option's value
+-- @tparam[opt=1] int level
+function M.old_root(v, level)
+  if v ~= nil and v ~= "rslave" and v ~= "rprivate" then
+    M.error("ns:pivot_root", 2, "option 'old_root': \"rslave\" or \"rprivate\" expected, got "
+      .. (type(v) == "string" and ("'" .. v .. "'") or type(v)), (level or 1) + 1)
+  end
 end
 
 -- mkdir's mode, as the core reads it (csrc/mount.c, lmns_mkdir_mode): an

@@ -376,6 +376,29 @@ function M.fork(body, ...)
   return pid, err, errno
 end
 
+--- Nothing a child starts outlives it. A forked child gets SIGKILL when
+-- its parent dies (core.fork), but what a program it runs forks does
+-- not, and an orphan goes to PID 1: `sh -c "sleep 25 &"` run by ns:exec
+-- would outlive the scenario and keep its namespaces alive. So a child
+-- that runs the user's code or programs (isolate's and a scenario's,
+-- ns:exec's) calls `contain` first: it becomes a child subreaper (an
+-- orphan in its tree becomes its child), and at its end
+-- `kill_tree(core.getpid())` kills whatever is left. A parent that
+-- kills such a child (a timeout, Ctrl-C) kills its tree with `kill_tree`
+-- too: each process stopped before its children are listed, top-down,
+-- then all killed (csrc/process.c).
+function M.contain()
+  assert(core.child_subreaper())
+end
+
+--- Kill pid and every process under it, or, given the caller's own PID,
+-- every process under the caller (reaped). The caller reaps pid.
+-- @tparam int pid
+-- @treturn int how many were killed
+function M.kill_tree(pid)
+  return core.kill_tree(pid)
+end
+
 --- Reap the PIDs of a list that have ended (all of them, waiting for
 -- each, with `wait`), and take them out of the list: the children whose
 -- result is in but whose exit was not waited for (`mountns.isolate`'s,

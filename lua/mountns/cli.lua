@@ -45,7 +45,8 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
          the call and the diff; what the model cannot follow (ns:run,
          ns:exec, methods it lacks) is listed as "note: not modelled" lines;
          --strict (with --both): such a step fails the scenario instead
-  show   the mount tree of a process's mount namespace (default: this one),
+  show   the mount tree of a process's mount namespace (default: $MOUNTNS_PID's,
+         set in an ns:exec tool, else this one),
          with propagation, peer group and master columns; --json for
          machines, --dot for Graphviz; --watch prints each mount event of
          that namespace as it happens (attach, detach, change), one line
@@ -145,6 +146,16 @@ function M.show_options(args)
       die("show: unexpected argument " .. core.escape(a) .. "\n" .. M.USAGE)
     end
     i = i + 1
+  end
+  -- in an ns:exec tool, the namespace it looks at (its /proc/self is that
+  -- namespace's: `mountns show` lists what findmnt lists there)
+  local env_pid = os.getenv("MOUNTNS_PID")
+  if not pid and env_pid and env_pid ~= "" then
+    local n = env_pid:match("^%d+$") and tonumber(env_pid)
+    if not n or n < 1 or n > PID_MAX then
+      die("show: MOUNTNS_PID is not a PID: '" .. core.escape(env_pid) .. "'")
+    end
+    pid = n
   end
   if o["--json"] and o["--dot"] then die("show: --json and --dot exclude each other") end
   if o["--explain"] then

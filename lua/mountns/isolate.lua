@@ -53,6 +53,7 @@ local function child(setup, r, w, fn, ...)
   -- first: the child's allocations from a fresh arena, the collector
   -- stopped (fewer copy-on-write faults on the caller's heap; Lua 5.4)
   core.fresh_heap()
+  child_proto.contain()
   core.close_fd(r)
   local args = pack(...)
   local failure, teardown = false, nil
@@ -90,6 +91,7 @@ local function child(setup, r, w, fn, ...)
   end
   core.close_fd(w)
   if teardown then pcall(teardown) end
+  child_proto.kill_tree(core.getpid())
   return ok and 0 or 1
 end
 
@@ -146,7 +148,7 @@ local function spawn(setup, opts, level, fn, ...)
   local kind, body = child_proto.receive(r, timeout)
   core.close_fd(r)
   if kind == nil and body == "timeout" then
-    core.kill(pid, "KILL")
+    child_proto.kill_tree(pid)
     core.waitpid(pid)
     error(string.format("isolate: child %d ran past its timeout of %g s "
       .. "and was killed", pid, timeout), level + 1)

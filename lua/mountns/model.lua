@@ -1963,20 +1963,31 @@ end
 Space.pivot_root = method("pivot_root", function(self, new_root, opts)
   new_root = argcheck.path(new_root, "ns:pivot_root", 1, 3)
   opts = argcheck.ns_options("pivot_root", opts, 2, 3)
-  local put_old = opts.put_old
+  local put_old, old_prop = opts.put_old, opts.old_root
   if put_old ~= nil then put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 3) end
+  argcheck.old_root(old_prop, 3)
   set_call(self, "pivot_root " .. new_root, new_root)
   local nr = walkpath(new_root)
+  local old_root = self.root
+  -- `old_root`: the old root's tree made rslave/rprivate after the pivot
+  -- (ops.pivot_root), so its detach propagates nowhere
+  local function demote()
+    if not old_prop then return end
+    for _, m in ipairs(subtree(old_root)) do
+      change_propagation(self.world, m, old_prop:sub(2))
+    end
+  end
   if put_old then
     resolve(self, nr, "chdir", new_root)
     pivot(self, nr, walkpath(nr .. "/" .. put_old), ".", "." .. put_old)
+    demote()
     return true
   end
   -- pivot_root(2)'s "." "." form (ops.pivot_root's): the old root stacked
   -- on the new one, then detached from there
   resolve(self, nr, "chdir", new_root)
-  local old_root = self.root
   pivot(self, nr, nr, ".", ".")
+  demote()
   umount_mount(self, old_root, true, ".")
   return true
 end)

@@ -302,22 +302,35 @@ function Namespace:mkdir(path, opts)
 end
 
 --- pivot_root into new_root (a mount point in this namespace) and detach
--- the old root, as container runtimes do; with `put_old`, keep it.
+-- the old root (pivot_root(2)'s `"."`, `"."` form, then umount -l of the
+-- old root); with `put_old`, keep it. It does only that: it does not
+-- make the old root's mounts slaves or private first unless asked
+-- (`old_root`), so the detach, an unmount of every mount of the old
+-- tree, propagates like `umount -l`: a mount of the old tree under a
+-- shared mount takes the same mount of its peers with it (another
+-- namespace's included). A runtime's whole sequence (runc: the old root
+-- made rslave, then detached) is `{old_root = "rslave"}`
+-- (`mountns.recipes.rootfs`). It does not create a mount namespace, bind
+-- new_root onto itself or change new_root's parent's propagation
+-- (pivot_root(2) refuses a shared one: EINVAL).
 -- @tparam string new_root
 -- @tparam[opt] table opts `put_old`: a directory, as a path inside the new
 -- root (`"/old"`: `new_root .. "/old"` before the call); the old root stays
--- mounted there, as with pivot_root(8)
+-- mounted there, as with pivot_root(8); `old_root`: "rslave" or
+-- "rprivate", the propagation the old root's whole tree gets right after
+-- the pivot (before its detach)
 function Namespace:pivot_root(new_root, opts)
   check_open(self, "pivot_root")
   argcheck.path(new_root, "ns:pivot_root", 1, 2)
   local args = pack(new_root, opts)
   opts = argcheck.ns_options("pivot_root", opts, 2, 2)
-  local put_old = opts.put_old
+  local put_old, old_root = opts.put_old, opts.old_root
   if put_old ~= nil then
     put_old = mtable.normpath(put_old, "ns:pivot_root", 2, 2)
   end
+  argcheck.old_root(old_root, 2)
   local r = checked("pivot_root", acted(self, "pivot_root", args, "pivot_root", new_root,
-    put_old))
+    put_old, old_root))
   return unpack(r, 2, r.n)
 end
 
@@ -604,6 +617,9 @@ function Namespace:pid()
     -- the scenario's namespace fds would keep those namespaces alive
     -- after ns:close(): the helper holds none
     core.close_namespaces()
+    -- no capability: an ns:exec tool (which has none) may then read its
+    -- /proc/PID/root and the like (ptrace's rule: a subset of its own)
+    if ok then ok, err = core.drop_capabilities() end
     core.write_fd(ready_w, ok and "ok" or err)
     core.close_fd(ready_w)
     core.read_all(r)
@@ -619,20 +635,150 @@ function Namespace:pid()
   return pid
 end
 
+-- ---- ns:exec: a host tool, read-only -----------------------------------------
+-- A tool runs on the host's files (its binary, libraries, `/proc`: a
+-- scenario's `/` is a bare tmpfs) and must change none of them: it runs
+-- in a throw-away private copy of the isolate's namespace (the host's
+-- tree) whose every mount is made read-only (one recursive
+-- mount_setattr), with a /dev of the harmless devices only (a tool
+-- running as root could write a disk's device node: a read-only mount
+-- does not stop that) and a fresh tmpfs at /dev/shm (its scratch space:
+-- HOME and TMPDIR; /tmp stays the host's, read-only: a tree that lives
+-- under /tmp stays visible), and without any capability (it cannot
+-- remount, mount, or bypass a file's permissions; set-user-ID programs
+-- do not raise it again: no_new_privs). It sees ns through /proc/self
+-- (see ns:exec). Its process tree ends with it: a supervisor between
+-- the scenario and the tool is a child subreaper, waits for the tool,
+-- then kills what it left (mountns.child.contain).
+
+--- The environment of a tool run by `ns:exec`, before its `env` option
+-- adds to it: `MOUNTNS_PID` is added too (ns:pid()).
+M.TOOL_ENV = { PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+               HOME = "/dev/shm", TMPDIR = "/dev/shm", LANG = "C" }
+
+-- The devices a tool's /dev has, bound from the host's.
+local TOOL_DEVICES = { "null", "zero", "full", "random", "urandom", "tty" }
+
+-- Every mount of this namespace read-only: mount_setattr(2) with
+-- AT_RECURSIVE, or, without it (before Linux 5.12; valgrind), a bind
+-- remount of each mount, keeping its per-mount flags (those a namespace
+-- of a less privileged user namespace cannot clear: EPERM).
+local function read_only_tree()
+  local ok, err, errno = core.mount_setattr("/", { recursive = true, ro = true })
+  if ok then return end
+  if errno ~= core.errno.ENOSYS then error(err, 0) end
+  local t = assert(core.mountinfo())
+  for _, m in ipairs(t) do
+    local flags = { "ro" }
+    for f in (m.options or ""):gmatch("[^,]+") do
+      if f ~= "rw" and f ~= "ro" then flags[#flags + 1] = f end
+    end
+    -- a mount under another one at the same path cannot be reached
+    core.remount(m.target, flags, nil, { bind = true })
+  end
+end
+
+-- The tool's /dev: a tmpfs with the host's devices bound on files of
+-- it and a writable tmpfs at /dev/shm, made on /tmp (the one place
+-- sure to exist), then moved to /dev (/tmp is the host's again).
+local function tool_dev()
+  local function try(ok, err) if not ok then error(err, 0) end end
+  try(core.mount("tool-dev", "/tmp", "tmpfs", "nosuid,noexec", "mode=0755"))
+  for _, d in ipairs(TOOL_DEVICES) do
+    if core.exists("/dev/" .. d) then
+      try(ops.write("/tmp/" .. d, ""))
+      try(core.bind("/dev/" .. d, "/tmp/" .. d))
+    end
+  end
+  for name, to in pairs { fd = "/proc/self/fd", stdin = "/proc/self/fd/0",
+                          stdout = "/proc/self/fd/1", stderr = "/proc/self/fd/2" } do
+    try(core.symlink(to, "/tmp/" .. name))
+  end
+  try(core.mkdir("/tmp/shm"))
+  try(core.mount("tool-shm", "/tmp/shm", "tmpfs", "nosuid,nodev", "mode=1777"))
+  try(core.remount("/tmp", "ro,nosuid,noexec", nil, { bind = true }))
+  try(core.move("/tmp", "/dev"))
+end
+
+-- The tool's process (forked by the supervisor): the namespace set up
+-- (see above), then exec. Only returns when the tool cannot be run.
+local function tool(host, helper, argv, env, fds)
+  local function try(ok, err)
+    if not ok then error(err, 0) end
+  end
+  -- the isolate's namespace (/ is the host's tree), then a private copy
+  -- of it, so what follows stays in this process
+  try(host:enter())
+  host:close()
+  try(core.unshare { mount = true, propagation = "private" })
+  read_only_tree()
+  tool_dev()
+  -- the mount files only: the rest of /proc/self (maps, fd, exe) must
+  -- stay the tool's own (the loader and sanitizers read them)
+  local me = core.getpid()
+  for _, f in ipairs { "mountinfo", "mounts", "mountstats",
+                       "task/%d/mountinfo", "task/%d/mounts" } do
+    try(core.bind("/proc/" .. helper .. "/" .. f:format(helper),
+                  "/proc/" .. me .. "/" .. f:format(me)))
+  end
+  try(core.drop_capabilities())
+  fds.env = env
+  local _, err = core.execvp(argv, fds)
+  error(err, 0)
+end
+
+-- The environment list of a tool: TOOL_ENV, MOUNTNS_PID, then `env`.
+local function tool_env(helper, env)
+  local vars = { MOUNTNS_PID = tostring(helper) }
+  for k, v in pairs(M.TOOL_ENV) do vars[k] = v end
+  for k, v in pairs(env or {}) do vars[k] = v end
+  local list = {}
+  for k, v in pairs(vars) do list[#list + 1] = k .. "=" .. v end
+  table.sort(list)
+  return list
+end
+
+-- ns:exec's option `env`: a table of names (`[%a_][%w_]*`) and string
+-- values.
+local function check_env(env)
+  if env == nil then return end
+  if type(env) ~= "table" then
+    argcheck.error("ns:exec", 2, "option 'env': a table of NAME = value strings expected, "
+      .. "got " .. type(env), 4)
+  end
+  for k, v in pairs(env) do
+    if type(k) ~= "string" or not k:match("^[%a_][%w_]*$") then
+      argcheck.error("ns:exec", 2, "option 'env': " .. tostring(k)
+        .. " is not a variable's name", 4)
+    end
+    if type(v) ~= "string" or v:find("\0", 1, true) then
+      argcheck.error("ns:exec", 2, "option 'env': " .. k .. ": a string without NUL "
+        .. "expected, got " .. type(v), 4)
+    end
+  end
+end
+
 --- Run a host tool that looks at this namespace: `ns:exec{"findmnt", "-o",
 -- "TARGET,PROPAGATION"}`, `ns:exec{"cat", "/proc/self/mountinfo"}`.
--- The tool runs on the host's files (its `/`, `PATH` and libraries are the
--- host's: a scenario's own `/` is a bare tmpfs) and sees this namespace
--- through `/proc/self`: in a throw-away private copy of the isolate's
--- namespace, the mount files of `/proc/self` (the tool's own PID) are
--- covered by bind mounts of those of `/proc/PID` of `ns:pid()`, so
--- `/proc/self/mountinfo` and `/proc/mounts` are this namespace's, as its
--- own processes see them.
+-- The tool runs on the host's files, read-only (its `/`, `PATH` and
+-- libraries are the host's: a scenario's own `/` is a bare tmpfs), with
+-- a `/dev` of `null`, `zero`, `full`, `random`, `urandom`, `tty` and a
+-- writable tmpfs `/dev/shm`, no capability, and the environment
+-- `TOOL_ENV` (`PATH`, `HOME` and `TMPDIR` `/dev/shm`, `LANG=C`) plus
+-- `MOUNTNS_PID` (ns:pid(), which `mountns show` lists by default) and
+-- the `env` option. It sees
+-- this namespace through `/proc/self`: in a throw-away private copy of
+-- the isolate's namespace, the mount files of `/proc/self` (the tool's
+-- own PID) are covered by bind mounts of those of `/proc/PID` of
+-- `ns:pid()`, so `/proc/self/mountinfo` and `/proc/mounts` are this
+-- namespace's, as its own processes see them.
 -- A process that is not the tool itself (a child of a shell) has its own
--- `/proc/self`: pass `/proc/PID` of `ns:pid()` there.
--- @tparam table argv the program (looked up in the host's `PATH`) and its
+-- `/proc/self`: pass `/proc/$MOUNTNS_PID` there. What the tool starts
+-- ends with it.
+-- @tparam table argv the program (looked up in `TOOL_ENV`'s `PATH`) and its
 -- arguments, strings
--- @tparam[opt] table opts `timeout` in seconds (default 60)
+-- @tparam[opt] table opts `timeout` in seconds (default 60); `env`: a table
+-- of `NAME = "value"` added to the tool's environment
 -- @treturn table `{code = exit status (nil if killed), signal = "SIGSEGV"
 -- (nil if not killed), stdout = "...", stderr = "..."}`; a tool that
 -- cannot be run (not found) raises
@@ -651,43 +797,41 @@ function Namespace:exec(argv, opts)
       argcheck.error("ns:exec", 1, "argv[" .. i .. "]: embedded NUL byte", 2)
     end
   end
-  opts = argcheck.options(opts, "ns:exec", 2, { "timeout" }, 2)
+  opts = argcheck.options(opts, "ns:exec", 2, { "timeout", "env" }, 2)
   local timeout = argcheck.seconds(opts.timeout, "ns:exec", 2, "option 'timeout'", 2)
     or 60
+  check_env(opts.env)
   local host = state.host
   if not host then error("ns:exec: the isolate's namespace is gone", 2) end
   local helper = self:pid()
+  local env = tool_env(helper, opts.env)
   local out_r, out_w = assert(core.pipe())
   local err_r, err_w = assert(core.pipe())
   local in_r, in_w = assert(core.pipe())
   local st_r, st_w = assert(core.pipe())
+  -- the supervisor: forks the tool, waits for it, kills what it left,
+  -- and reports how it ended (an "o" frame), after the tool's "e" frame
+  -- if it could not be run
   local pid, ferr = child.fork(function()
-    local _, e = pcall(function()
-      core.close_fd(out_r); core.close_fd(err_r); core.close_fd(in_w)
-      core.close_fd(st_r)
-      core.close_namespaces(host)
-      local function try(ok, err)
-        if not ok then error(err, 0) end
-      end
-      -- the isolate's namespace (/ is the host's tree), then a private
-      -- copy of it, so the bind mounts stay in this process
-      try(host:enter())
-      host:close()
-      try(core.unshare { mount = true, propagation = "private" })
-      -- the mount files only: the rest of /proc/self (maps, fd, exe) must
-      -- stay the tool's own (the loader and sanitizers read them)
-      local me = core.getpid()
-      for _, f in ipairs { "mountinfo", "mounts", "mountstats",
-                           "task/%d/mountinfo", "task/%d/mounts" } do
-        try(core.bind("/proc/" .. helper .. "/" .. f:format(helper),
-                      "/proc/" .. me .. "/" .. f:format(me)))
-      end
-      local _, err = core.execvp(argv, { stdin = in_r, stdout = out_w, stderr = err_w })
-      error(err, 0)
+    child.contain()
+    core.close_fd(out_r); core.close_fd(err_r); core.close_fd(in_w); core.close_fd(st_r)
+    core.close_namespaces(host)
+    local fds = { stdin = in_r, stdout = out_w, stderr = err_w }
+    local tpid, terr = child.fork(function()
+      local _, e = pcall(tool, host, helper, argv, env, fds)
+      -- only reached when the tool could not be run (st_w closes on exec)
+      child.send(st_w, "e", tostring(e))
+      return 127
     end)
-    -- only reached when the tool could not be run (st_w closes on exec)
-    core.write_fd(st_w, tostring(e))
-    return 127
+    core.close_fd(in_r); core.close_fd(out_w); core.close_fd(err_w)
+    if not tpid then
+      child.send(st_w, "e", terr)
+      return 127
+    end
+    local how, code = core.waitpid(tpid)
+    child.kill_tree(core.getpid())
+    child.send(st_w, "o", child.encode("ending", { how, code, n = 2 }))
+    return 0
   end)
   if not pid then
     for _, fd in ipairs { out_r, out_w, err_r, err_w, in_r, in_w, st_r, st_w } do
@@ -698,17 +842,31 @@ function Namespace:exec(argv, opts)
   for _, fd in ipairs { out_w, err_w, in_r, in_w, st_w } do core.close_fd(fd) end
   local stdout, stderr, so_far_out, so_far_err = core.read_outputs(out_r, err_r, timeout)
   core.close_fd(out_r); core.close_fd(err_r)
-  local failed = core.read_all(st_r)
-  core.close_fd(st_r)
   if not stdout and stderr == "timeout" then
-    core.kill(pid, "KILL")
+    child.kill_tree(pid)
     core.waitpid(pid)
+    core.close_fd(st_r)
     error(string.format("ns:exec: %s ran past its timeout of %g s and was "
       .. "killed (output so far: %q %q)", argv[1], timeout, so_far_out,
       so_far_err), 2)
   end
-  local how, code = core.waitpid(pid)
-  if failed and failed ~= "" then error("ns:exec: " .. failed, 2) end
+  -- the supervisor's frames: the tool's error, if it could not be run,
+  -- then how it ended
+  local failed, how, code
+  while true do
+    local kind, body = child.receive(st_r, timeout)
+    if kind == "e" then failed = failed or body
+    elseif kind == "o" then
+      local ok, v = pcall(child.decode, body)
+      if ok then how, code = v[1], v[2] end
+    else break end
+  end
+  core.close_fd(st_r)
+  local show, scode = core.waitpid(pid)
+  if failed then error("ns:exec: " .. failed, 2) end
+  if not how then
+    error(string.format("ns:exec: %s: its supervisor %s", argv[1], child.ending(show, scode)), 2)
+  end
   record(self, "exec", pack(argv, opts), nil, nil, 2)
   return { code = how == "exited" and code or nil,
            signal = how == "killed" and code or nil,

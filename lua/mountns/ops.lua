@@ -14,15 +14,35 @@ function ops.call(fname, ...)
   return core[fname](...)
 end
 
---- pivot_root into new_root and detach the old root, as runtimes do; or,
--- with put_old (a directory, as a path inside new_root), keep the old root
--- mounted there, as pivot_root(8) does. Without put_old it is pivot_root(2)'s
--- "." "." form: the old root is stacked on the new one and detached from
--- there, so nothing is made in new_root (a read-only one will do). The one
--- home of "pivot into this directory": a scenario's child pivots with it too.
-function ops.pivot_root(new_root, put_old)
-  local ok, err, errno = core.chdir(new_root)
-  if ok then ok, err, errno = core.pivot_root(".", put_old and "." .. put_old or ".") end
+--- pivot_root into new_root and detach the old root; or, with put_old (a
+-- directory, as a path inside new_root), keep the old root mounted there,
+-- as pivot_root(8) does. Without put_old it is pivot_root(2)'s "." "."
+-- form: the old root is stacked on the new one and detached from there,
+-- so nothing is made in new_root (a read-only one will do). With
+-- old_root ("rslave" or "rprivate"), the old root's tree gets that
+-- propagation first, so the detach (an unmount of every mount in it)
+-- cannot propagate to their peers: runc's pivotRoot makes it rslave.
+-- The one home of "pivot into this directory": a scenario's child pivots
+-- with it too.
+function ops.pivot_root(new_root, put_old, old_root)
+  -- the old root, to come back to after the pivot (runc's oldroot fd):
+  -- after pivot_root(".", ".") it is stacked on the new root, and "."
+  -- (the cwd) is the new root below it, whose whole tree MS_REC would
+  -- reach; a path to put_old crosses into the old root
+  local oldfd, ok, err, errno
+  if old_root and not put_old then
+    oldfd, err, errno = core.open_dir("/")
+    if not oldfd then return nil, err, errno end
+  end
+  ok, err, errno = core.chdir(new_root)
+  local old = put_old and "." .. put_old or "."
+  if ok then ok, err, errno = core.pivot_root(".", old) end
+  if ok and oldfd then ok, err, errno = core.fchdir(oldfd) end
+  if ok and old_root then
+    ok, err, errno = core["make_" .. old_root:sub(2)](old, { recursive = true })
+  end
+  if oldfd then core.close_fd(oldfd) end
+  -- umount's "." is the mount on top: the old root
   if ok and not put_old then ok, err, errno = core.umount(".", "detach") end
   if not ok then return nil, err, errno end
   assert(core.chdir("/"))

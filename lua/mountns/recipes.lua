@@ -35,7 +35,9 @@ end
 -- applied with MS_REC for the r* forms), the parent mount of the rootfs
 -- directory is made private (pivot_root(2) refuses a shared parent), the
 -- rootfs directory is bind-mounted onto itself with MS_BIND|MS_REC, and the
--- container pivots into it. The host, like a systemd host, has `/` rshared;
+-- container pivots into it, the old root made rslave before it is
+-- detached (so the detach unmounts nothing in the host's namespace, in
+-- every mode). The host, like a systemd host, has `/` rshared;
 -- /rootfs is a directory on it holding a volume mount at /rootfs/vol (the
 -- container sees /vol). What the mode decides is the volume's propagation:
 -- the non-recursive forms leave it a peer of the host's.
@@ -53,12 +55,29 @@ function M.rootfs(host, opts)
   host:make_shared("/", { recursive = true })
   host:mkdir("/rootfs/vol")
   host:mount("vol", "/rootfs/vol", "tmpfs")
+  -- runc's steps (libcontainer/rootfs_linux.go), one call each:
+  -- the new mount namespace (CLONE_NEWNS, made by runc's nsexec)
   local ctr = host:unshare { propagation = "unchanged", user = opts.user,
                             label = opts.label or "container" }
+  -- prepareRoot: mount("", "/", "", flag, "") with flag = MS_SLAVE|MS_REC
+  -- or config.RootPropagation
   set_mode(ctr, "/", mode)
+  -- prepareRoot: rootfsParentMountPrivate, "make parent mount private to
+  -- make sure following bind mount does not propagate in other
+  -- namespaces" (and pivot_root's IS_SHARED(new_mnt->mnt_parent) check);
+  -- here the rootfs's parent mount is /
   ctr:make_private("/")
+  -- prepareRoot: mount(rootfs, rootfs, "bind", MS_BIND|MS_REC, "")
   ctr:bind("/rootfs", "/rootfs", { recursive = true })
-  ctr:pivot_root("/rootfs")
+  -- pivotRoot: fchdir(newroot); pivot_root(".", "."); fchdir(oldroot);
+  -- mount("", ".", "", MS_SLAVE|MS_REC, "") ("make oldroot rslave to make
+  -- sure our unmounts don't propagate to the host (and thus bork the
+  -- machine)"; rslave, not rprivate, for races with the host's
+  -- devicemapper, its comment says); unmount(".", MNT_DETACH); chdir("/").
+  -- Without the rslave step the detach unmounts, through their peers, the
+  -- host's mounts under the shared mounts it copied (in every mode but
+  -- rslave and rprivate)
+  ctr:pivot_root("/rootfs", { old_root = "rslave" })
   return { host = host, container = ctr, rootfs = "/rootfs",
            host_volume = "/rootfs/vol", container_volume = "/vol" }
 end

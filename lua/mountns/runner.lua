@@ -475,7 +475,7 @@ function M.run(files, opts)
     local current = scripts[head]
     for i = #running, 1, -1 do
       local st = running[i]
-      core.kill(st.pid, "KILL")
+      child_proto.kill_tree(st.pid) -- what its scenarios' tools forked too
       finish(st, true)
     end
     if current then end_output(current) end
