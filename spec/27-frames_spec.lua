@@ -201,6 +201,34 @@ describe("child.decode on frames encode could not have written", function()
   end)
 end)
 
+describe("core.receive_frame's decoding in C (an agent's replies)", function()
+  -- the frame written into a pipe, read back with the limit max
+  local function through(body, max)
+    local r, w = assert(core.pipe())
+    assert(core.write_fd(w, "o" .. string.format("%08x", #body) .. body))
+    local kind, got = core.receive_frame(r, max)
+    core.close_fd(r); core.close_fd(w)
+    assert.are.equal("o", kind)
+    return got
+  end
+
+  it("decodes a message within max by encode's count, and leaves one past it to "
+    .. "child.decode, which refuses it", function()
+    -- 3 values: 96 by the count, 5 bytes long
+    assert.are.same({ true, true, true, n = 3 }, through("3;ttt", 96))
+    assert.are.equal("3;ttt", through("3;ttt", 95))
+    -- a flat table: 32 for it, 64 a pair, a string's bytes
+    assert.are.same({ { a = 1 }, n = 1 }, through("1;Ts\1ap\1E", 97))
+    assert.are.equal("1;Ts\1ap\1E", through("1;Ts\1ap\1E", 96))
+    local max = child.MAX_BYTES
+    child.MAX_BYTES = 95
+    local ok, err = pcall(child.decode, "3;ttt")
+    child.MAX_BYTES = max
+    assert.is_false(ok)
+    assert.truthy(err:find("larger than 95 bytes", 1, true), err)
+  end)
+end)
+
 describe("a hostile frame's cost to the parent", function()
   -- ASan's allocator keeps freed memory in quarantine: no peak to measure
   local mem_it = (os.getenv("LD_PRELOAD") or ""):find("asan") and pending or it
