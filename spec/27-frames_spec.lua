@@ -4,6 +4,7 @@
 -- the whole message before it makes a value: any byte string gives a
 -- value encode could have written or a clean "mountns.child: ..." error,
 -- at a cost linear in its length, in memory a small part of the frame.
+local mountns = require "mountns"
 local core = require "mountns.core"
 local child = require "mountns.child"
 local helper = require "helper"
@@ -198,6 +199,34 @@ describe("child.decode on frames encode could not have written", function()
     assert.is_true(accepted > 100, accepted)
     assert.is_true(refused_n > 1000, refused_n)
     for _, s in ipairs(valid) do assert.is_true((outcome(s))) end
+  end)
+end)
+
+describe("isolate's timeout", function()
+  -- a result of 20,000 values: decode looks at the clock past 16,384
+  local function big()
+    local t = {}
+    for i = 1, 20000 do t[i] = i end
+    return t
+  end
+
+  it("covers the result's decoding: a decode that would end past it stops with "
+    .. "a clear error", function()
+    -- the clock jumps an hour after isolate took its start: a decode as
+    -- slow as that, without a timed test
+    local real, calls = core.clock, 0
+    core.clock = function()
+      calls = calls + 1
+      return real() + (calls > 1 and 3600 or 0)
+    end
+    local ok, err = pcall(mountns.isolate_with, { timeout = 60 }, big)
+    core.clock = real
+    assert.is_false(ok)
+    assert.truthy(err:find("^isolate: bad result from child: mountns%.child: decoding ran "
+      .. "past its deadline %(at byte %d+ of %d+%)$"), err)
+    -- the control: the same result within the timeout
+    local t = mountns.isolate_with({ timeout = 60 }, big)
+    assert.are.equal(20000, #t)
   end)
 end)
 
