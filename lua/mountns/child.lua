@@ -331,53 +331,38 @@ local function read(s, make, deadline)
           .. "of %d)", pos, len), 0)
       end
     end
-    if tag ~= B_E then
-      -- encode's estimate: 32 bytes a value (a string's bytes below)
-      size = size + 32
-      if size > max then past_limit(max, pos) end
-    end
+    -- encode's count: 32 bytes a value (not an `E`), a string's bytes;
+    -- checked once the token is read
+    size = size + 32
     if tag == B_s or tag == B_p or tag == B_m then
       -- a varint: a string's length or an integer's magnitude, below 2^53
       -- (8 bytes at most: 7 of 7 bits, the last one's 4)
       pos = pos + 1
-      local b = byte(s, pos)
-      local z, mul = 0, 1
-      while b and b >= 128 and mul < 2^49 do
-        z = z + (b - 128) * mul
-        mul = mul * 128
-        pos = pos + 1
-        b = byte(s, pos)
+      local z = byte(s, pos)
+      if z and z >= 128 then
+        local b, mul = z, 1
+        z = 0
+        while b and b >= 128 and mul < 2^49 do
+          z = z + (b - 128) * mul
+          mul = mul * 128
+          pos = pos + 1
+          b = byte(s, pos)
+        end
+        if not b or b >= 128 then corrupt(pos) end
+        z = z + b * mul
+        if z >= 2^53 then corrupt(pos) end
+      elseif not z then
+        corrupt(pos)
       end
-      if not b or b >= 128 then corrupt(pos) end
-      z = z + b * mul
-      if z >= 2^53 then corrupt(pos) end
       pos = pos + 1
       if tag == B_s then
         if z > len - pos + 1 then corrupt(pos) end
         size = size + z
-        if size > max then past_limit(max, pos) end
         if make then v = sub(s, pos, pos + z - 1) end
         pos = pos + z
       elseif make then
         v = tag == B_p and z or -z
       end
-    elseif tag == B_i or tag == B_d or tag == B_R then
-      local e
-      if tag == B_d then
-        e = float_end(s, pos)
-        nokey = byte(s, pos + 1) == B_n -- nan: no table's key
-      else
-        _, e = find(s, tag == B_i and INTEGER_FORM or "^%d+;", pos + 1)
-      end
-      if not e or e - pos > TEXT_MAX then corrupt(pos) end
-      if tag == B_R then
-        local k = tonumber(sub(s, pos + 1, e - 1))
-        if k < 1 or k > ntables then corrupt(pos) end
-        if make then v = tables[k] end
-      elseif make then
-        v = number_of(tag == B_i and "i" or "d", sub(s, pos + 1, e - 1), pos)
-      end
-      pos = e + 1
     elseif tag == B_t then
       v = true
       pos = pos + 1
@@ -408,6 +393,7 @@ local function read(s, make, deadline)
       pos = pos + 1
     elseif tag == B_E then
       if depth == 0 or waiting then corrupt(pos) end
+      size = size - 32
       local bit = word % 2
       word = (word - bit) / 2
       waiting = bit == 1
@@ -421,9 +407,27 @@ local function read(s, make, deadline)
         words[depth / LEVELS] = nil
       end
       pos = pos + 1
+    elseif tag == B_i or tag == B_d or tag == B_R then
+      local e
+      if tag == B_d then
+        e = float_end(s, pos)
+        nokey = byte(s, pos + 1) == B_n -- nan: no table's key
+      else
+        _, e = find(s, tag == B_i and INTEGER_FORM or "^%d+;", pos + 1)
+      end
+      if not e or e - pos > TEXT_MAX then corrupt(pos) end
+      if tag == B_R then
+        local k = tonumber(sub(s, pos + 1, e - 1))
+        if k < 1 or k > ntables then corrupt(pos) end
+        if make then v = tables[k] end
+      elseif make then
+        v = number_of(tag == B_i and "i" or "d", sub(s, pos + 1, e - 1), pos)
+      end
+      pos = e + 1
     else
       corrupt(pos)
     end
+    if size > max then past_limit(max, pos) end
     if done then
       if depth == 0 then
         nvals = nvals + 1
