@@ -335,6 +335,32 @@ EOF]])
     end
   end)
 
+  -- the issue's case: a scenario writes the frame to every fd it has (its
+  -- result's pipe, the runner's events' pipe), and both the script's
+  -- process and the runner decode it. 4 MB of `T`s once took 486 MB and
+  -- 29 s; under a 300 MB address space the old decoder ran out of memory
+  mem_it("leaves mountns run's processes within 300 MB for a 4 MB hostile frame, "
+    .. "and the run reports it", function()
+    local dir = helper.tempdir()
+    local file = helper.write(dir, "hostile.lua", [[
+local mountns = require "mountns"
+local core = require "mountns.core"
+local body = "1;" .. ("T"):rep(4 * 1024 * 1024)
+local frame = "o" .. string.format("%08x", #body) .. body
+mountns.scenario("hostile", function()
+  for fd = 3, 64 do core.write_fd(fd, frame) end
+end)
+]])
+    local out = helper.sh("cd " .. helper.ROOT .. " && ulimit -v 300000 && "
+      .. helper.lua_vars() .. " bin/mountns run --timeout 60 " .. file
+      .. " 2>&1; echo exit=$?")
+    os.execute("rm -rf " .. dir)
+    assert.truthy(out:find("FAIL hostile (", 1, true), out)
+    assert.truthy(out:find("\n    isolate: bad result from child: mountns%.child: message "
+      .. "larger than %d+ bytes %(mountns%.child%.MAX_BYTES, 32 a value%) at byte %d+\n"), out)
+    assert.truthy(out:find("\n0 passed, 1 failed\nexit=1$"), out)
+  end)
+
   mem_it("core.read_exact reads a frame's body at a peak of twice its size", function()
     local out = helper.sh("MOUNTNS_HUGE_PAGES=0 " .. helper.lua_vars() .. [[ - 2>&1 <<'EOF'
       local core = require "mountns.core"
