@@ -142,6 +142,35 @@ describe("child.decode on frames encode could not have written", function()
     refused(msg:sub(1, -2))
   end)
 
+  it("keeps each level's place (a key or a value) across 300 levels, 48 kept "
+    .. "to a number while checking", function()
+    -- level i is a key of level i - 1 when i is odd, else its value
+    local inner = { x = 1 }
+    for i = 300, 1, -1 do
+      inner = i % 2 == 1 and { [inner] = i } or { k = inner, i = i }
+    end
+    local msg = child.encode("result", { inner, n = 1 })
+    local ok, vals = outcome(msg)
+    assert.is_true(ok, vals)
+    local t = vals[1]
+    for i = 1, 300 do
+      if i % 2 == 1 then
+        local key, val = next(t)
+        assert.are.equal(i, val)
+        assert.is_nil(next(t, key))
+        t = key
+      else
+        assert.are.equal(i, t.i)
+        t = t.k
+      end
+    end
+    assert.are.same({ x = 1 }, t)
+    -- the same with the innermost table's close dropped: refused
+    local at = assert(msg:find("Ts\1xp\1E", 1, true)) + 6
+    assert.are.equal("E", msg:sub(at, at))
+    refused(msg:sub(1, at - 1) .. msg:sub(at + 1))
+  end)
+
   it("gives values or a clean error for random and mutated byte strings; what "
     .. "it accepts, encode writes back the same", function()
     -- a fixed seed per run: a failure names the string

@@ -421,7 +421,8 @@ local function read(s, make, deadline)
         if k < 1 or k > ntables then corrupt(pos) end
         if make then v = tables[k] end
       elseif make then
-        v = number_of(tag == B_i and "i" or "d", sub(s, pos + 1, e - 1), pos)
+        local text = sub(s, pos + 1, e - 1)
+        v = tag == B_i and tonumber(text) or number_of("d", text, pos)
       end
       pos = e + 1
     else
@@ -450,8 +451,8 @@ end
 -- "mountns.child: ..." naming the byte where it goes wrong, having made
 -- no value: the whole message is checked first. Time is linear in the
 -- message's length; memory beyond the message is the values' own and,
--- while checking, a bit a level of nesting (no bound on depth but
--- memory).
+-- while checking, a bit a level of nesting (no depth bound but the count
+-- of MAX_BYTES: 32 a value).
 -- @tparam string s the message
 -- @tparam[opt] number deadline a `core.clock()` time: a decode still
 -- running then raises "mountns.child: decoding ran past its deadline"
