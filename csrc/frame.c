@@ -283,12 +283,16 @@ static int frame_getvarint(const unsigned char **p, const unsigned char *end,
 }
 
 /* Push the scalar of tag `tag` at *p (a boolean, an integer, a string; not
- * nil): 1, or 0 (nothing pushed) for another tag or a value cut short. */
+ * nil) and add child.encode's estimate of it to *estimate (32, and a
+ * string's bytes): 1, or 0 (nothing pushed) for another tag or a value cut
+ * short. */
 static int frame_get_scalar(lua_State *L, const unsigned char **p,
-			    const unsigned char *end, int tag)
+			    const unsigned char *end, int tag,
+			    double *estimate)
 {
 	unsigned long long z;
 
+	*estimate += 32;
 	if (tag == 't' || tag == 'f') {
 		lua_pushboolean(L, tag == 't');
 	} else if (tag == 'p' || tag == 'm') {
@@ -301,6 +305,7 @@ static int frame_get_scalar(lua_State *L, const unsigned char **p,
 			return 0;
 		lua_pushlstring(L, (const char *)*p, (size_t)z);
 		*p += z;
+		*estimate += (double)z;
 	} else {
 		return 0;
 	}
@@ -314,19 +319,23 @@ static int frame_get_scalar(lua_State *L, const unsigned char **p,
 /* Push the values of a body of scalars as a table with `n` (or, if
  * `unpacked`, true and the values themselves, when there are at most
  * FRAME_UNPACKED); the count of values pushed, 0 (nothing pushed) if the
- * body holds anything else or is not well formed. */
+ * body holds anything else, is not well formed, or is past `max` by
+ * child.encode's estimate (which child.decode refuses: it raises). */
 static int frame_decode(lua_State *L, const char *body, size_t len,
-			int unpacked)
+			int unpacked, lua_Integer max)
 {
 	const unsigned char *p = (const unsigned char *)body, *end = p + len;
 	unsigned long long n = 0, i;
 	int base = lua_gettop(L);
+	double estimate = 0;
 
 	if (p == end || *p < '0' || *p > '9')
 		return 0;
 	while (p < end && *p >= '0' && *p <= '9' && n < 1000000)
 		n = n * 10 + (unsigned long long)(*p++ - '0');
-	if (p == end || *p++ != ';' || n > len)
+	/* each value takes a byte at least and counts 32 in the estimate:
+	 * the table made for them is no larger than both allow */
+	if (p == end || *p++ != ';' || n > len || (double)n * 32 > (double)max)
 		return 0;
 	if (unpacked && n > FRAME_UNPACKED)
 		return 0;	/* the caller asks again for a table */
@@ -343,7 +352,10 @@ static int frame_decode(lua_State *L, const char *body, size_t len,
 		if (p == end)
 			break;
 		tag = *p++;
+		if (estimate > (double)max)
+			break;
 		if (tag == 'n') {
+			estimate += 32;
 			if (unpacked)
 				lua_pushnil(L);
 			continue;
@@ -351,30 +363,33 @@ static int frame_decode(lua_State *L, const char *body, size_t len,
 		if (tag == 'T') {	/* a flat table: scalar pairs until E */
 			int whole = 0;
 
+			estimate += 32;
 			lua_newtable(L);
-			while (p < end) {
+			while (p < end && estimate <= (double)max) {
 				if (*p == 'E') {
 					p++;
 					whole = 1;
 					break;
 				}
 				tag = *p++;
-				if (!frame_get_scalar(L, &p, end, tag))
+				if (!frame_get_scalar(L, &p, end, tag,
+						      &estimate))
 					break;
 				if (p == end ||
-				    !frame_get_scalar(L, &p, end, *p++))
+				    !frame_get_scalar(L, &p, end, *p++,
+						      &estimate))
 					break;
 				lua_rawset(L, -3);
 			}
 			if (!whole)
 				break;	/* anything else: child.decode's */
-		} else if (!frame_get_scalar(L, &p, end, tag)) {
+		} else if (!frame_get_scalar(L, &p, end, tag, &estimate)) {
 			break;
 		}
 		if (!unpacked)
 			lua_rawseti(L, -2, (int)i);
 	}
-	if (i <= n || p != end) {
+	if (i <= n || p != end || estimate > (double)max) {
 		lua_settop(L, base);
 		return 0;
 	}
@@ -462,10 +477,10 @@ static int lmns_frame_receive(lua_State *L)
 	if (got > want)
 		goto corrupt;	/* a second frame: not one at a time */
 	if (unpacked && buf[0] == 'o' &&
-	    (pushed = frame_decode(L, buf + FRAME_HEAD, len, 1)) > 0)
+	    (pushed = frame_decode(L, buf + FRAME_HEAD, len, 1, max)) > 0)
 		return pushed;
 	lua_pushlstring(L, buf, 1);
-	if (buf[0] == 'o' && frame_decode(L, buf + FRAME_HEAD, len, 0))
+	if (buf[0] == 'o' && frame_decode(L, buf + FRAME_HEAD, len, 0, max))
 		return 2;
 	lua_pushlstring(L, buf + FRAME_HEAD, len);
 	return 2;

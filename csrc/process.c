@@ -306,42 +306,58 @@ static int lmns_process_write(lua_State *L)
 /*
  * One step of the bounded reads below: wait until fd is readable or the
  * deadline passes (timeout < 0: no limit), then read up to max bytes into
- * b. A read interrupted (EINTR) or not ready (EAGAIN) waits again.
- * Returns the bytes added (> 0), 0 at end of file, READ_TIMEOUT, or
- * READ_FAILED after closing b and pushing nil, "poll|read: strerror
- * (ENAME)", errno (3 values).
+ * dst. A read interrupted (EINTR) or not ready (EAGAIN) waits again.
+ * Returns the bytes read (> 0), 0 at end of file, READ_TIMEOUT, or
+ * READ_FAILED with errno and *op ("poll", "read") saying why.
  */
 #define READ_TIMEOUT (-1)
 #define READ_FAILED (-2)
 
-static ssize_t lmns_process_read_step(lua_State *L, luaL_Buffer *b, int fd,
+static ssize_t lmns_process_read_into(lua_State *L, char *dst, int fd,
 				      size_t max, double timeout,
-				      double deadline)
+				      double deadline, const char **op)
 {
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		int rc = lmns_poll(L, &pfd, 1, lmns_left(timeout, deadline));
-		const char *op = "poll";
 		ssize_t n;
 
+		*op = "poll";
 		if (rc == 0)
 			return READ_TIMEOUT;
 		if (rc > 0) {
-			n = read(fd, luaL_prepbuffer(b),
-				 max < LUAL_BUFFERSIZE ? max : LUAL_BUFFERSIZE);
-			if (n >= 0) {
-				luaL_addsize(b, (size_t)n);
+			n = read(fd, dst, max);
+			if (n >= 0)
 				return n;
-			}
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
-			op = "read";
+			*op = "read";
 		}
-		rc = errno;
-		luaL_pushresult(b);
-		lmns_fail(L, rc, op, NULL, NULL);
 		return READ_FAILED;
 	}
+}
+
+/* The same into b, LUAL_BUFFERSIZE at most; on READ_FAILED b is closed and
+ * nil, "poll|read: strerror (ENAME)", errno are pushed (3 values). */
+static ssize_t lmns_process_read_step(lua_State *L, luaL_Buffer *b, int fd,
+				      size_t max, double timeout,
+				      double deadline)
+{
+	const char *op;
+	ssize_t n = lmns_process_read_into(L, luaL_prepbuffer(b), fd,
+					   max < LUAL_BUFFERSIZE ? max :
+					   LUAL_BUFFERSIZE, timeout, deadline,
+					   &op);
+
+	if (n >= 0) {
+		luaL_addsize(b, (size_t)n);
+	} else if (n == READ_FAILED) {
+		int err = errno;
+
+		luaL_pushresult(b);
+		lmns_fail(L, err, op, NULL, NULL);
+	}
+	return n;
 }
 
 /***
@@ -405,19 +421,26 @@ static int lmns_process_read_exact(lua_State *L)
 	double deadline = lmns_now() + timeout;
 	size_t want, got = 0;
 	ssize_t r = 1;
-	luaL_Buffer b;
+	const char *op = "read";
+	char small[256], *buf = small;
 
 	luaL_argcheck(L, n >= 0, 2, "a length >= 0 expected");
 	want = (size_t)n;
-	luaL_buffinit(L, &b);
-	while (got < want && (r = lmns_process_read_step(L, &b, fd, want - got,
-							 timeout, deadline)) > 0)
+	/* a frame's body is read whole into one block of its size, then
+	 * copied once into its string: the caller's peak is twice the body
+	 * (a luaL_Buffer grows by doubling and copying: 2-5 times) */
+	if (want > sizeof small)
+		buf = lua_newuserdata(L, want);
+	while (got < want && (r = lmns_process_read_into(L, buf + got, fd,
+							 want - got, timeout,
+							 deadline, &op)) > 0)
 		got += (size_t)r;
 	if (r == READ_FAILED)
-		return 3;
-	luaL_pushresult(&b);
-	if (got == want)
+		return lmns_fail(L, errno, op, NULL, NULL);
+	if (got == want) {
+		lua_pushlstring(L, buf, want);
 		return 1;
+	}
 	lua_pushnil(L);
 	if (r == READ_TIMEOUT)
 		lua_pushliteral(L, "timeout");

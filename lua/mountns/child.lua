@@ -4,8 +4,8 @@
 -- Lua source fed to `load`: `load` overflows the C stack on deeply nested
 -- constructors (LUAI_MAXCCALLS, 200 levels), costs many times the text's
 -- size in memory, and cannot express a table seen twice. Both sides walk
--- values with an explicit stack, so depth is bounded by memory only (not
--- by the C stack of Lua 5.1 or LuaJIT), and each table crosses once: a
+-- values with an explicit stack, so depth is bounded only by MAX_BYTES
+-- (not by the C stack of Lua 5.1 or LuaJIT), and each table crosses once: a
 -- table reached again (a shared subtable, a cycle) comes back as the same
 -- table. Mount tables (`mountns.table`) come back as mount tables.
 --
@@ -15,7 +15,8 @@
 -- (a varint: 7 bits a byte, low first, the high bit on all but the
 -- last), `T` or `M` (a mount table) opens a table whose key/value pairs
 -- follow until `E`, `R<k>;` is the k-th table opened. A message is
--- `<count>;` then that many values.
+-- `<count>;` then that many values. The receiver trusts no message: it
+-- checks one whole before it makes a value (decode).
 -- @module mountns.child
 
 local core = require "mountns.core"
@@ -133,8 +134,8 @@ function M.encode(what, vals, n, skip)
     local ty = type(v)
     size = size + 32
     if ty == "string" then size = size + #v end
-    -- a string past the limit, a table, what cannot cross: the walker's
-    no = not (ty == "string" and size > max) and put_scalar(out, no, v, ty)
+    -- past the limit, a table, what cannot cross: the walker's
+    no = size <= max and put_scalar(out, no, v, ty)
     if not no then return encode_tables(what, vals, n, skip) end
   end
   return table.concat(out)
@@ -235,11 +236,19 @@ function encode_tables(what, vals, n, skip)
       end
     end
   end
+  -- the values after the last check (a table's last pair, scalars after
+  -- it): decode refuses a message past the limit, so none leaves here
+  if size > max then too_large() end
   return table.concat(out)
 end
 
 local function corrupt(pos)
   error("mountns.child: corrupt message at byte " .. pos, 0)
+end
+
+local function past_limit(max, pos)
+  error(string.format("mountns.child: message larger than %d bytes "
+    .. "(mountns.child.MAX_BYTES, 32 a value) at byte %d", max, pos), 0)
 end
 
 local function number_of(tag, text, pos)
@@ -261,58 +270,99 @@ local B_t, B_f, B_n = byte("t"), byte("f"), byte("n")
 local B_T, B_M, B_E = byte("T"), byte("M"), byte("E")
 local B_p, B_m = byte("p"), byte("m")
 
---- Decode a message made by encode.
--- @tparam string s the message
--- @treturn table the values, with `n` their count
-function M.decode(s)
-  local semi = find(s, ";", 1, true)
-  local n = semi and tonumber(sub(s, 1, semi - 1))
-  if not n then corrupt(1) end
+-- The texts encode writes after `d` (number_text: "%.17g" and the
+-- special values) and after `i` (an integer's decimal digits), up to the
+-- `;`: tonumber reads each of them (or number_of does), and only them.
+local FLOAT_FORMS = { "^%-?%d+%.?%d*;", "^%-?%d+%.?%d*e[%-+]%d+;", "^%-?inf;", "^nan;" }
+local INTEGER_FORM = "^%-?%d+;"
+-- the longest text of a number (%.17g: 24 bytes) or a table's index
+local TEXT_MAX = 32
+
+-- the `;` that ends the float text after a `d` at pos, or nil
+local function float_end(s, pos)
+  for i = 1, #FLOAT_FORMS do
+    local _, e = find(s, FLOAT_FORMS[i], pos + 1)
+    if e then return e end
+  end
+end
+
+-- Levels of open tables whose "a key waits" bits one number holds: 48
+-- (exact in a double on every Lua); the first pass keeps these bits, not
+-- a table slot a level (16 bytes a `T`): a third of a byte a level.
+local LEVELS = 48
+-- tokens read between two looks at the clock (a few milliseconds)
+local TICK = 16384
+
+-- The one reader of the form. decode calls it twice: first with make
+-- false, which checks the whole message and makes nothing (no value, no
+-- table: a frame of `T`s never closed once cost 110 times its size in
+-- tables before its end was found corrupt), then with make true, which
+-- makes the values. Each pass is linear in the message's length and
+-- raises, naming the byte, on any message encode could not have written;
+-- none reaches Lua's own errors ("table index is NaN"). Every value
+-- counts 32 bytes and a string its bytes, as encode counts them against
+-- MAX_BYTES: a message encode would refuse is refused, so a frame's
+-- values cost at most what the sender's own limit let it send.
+local function read(s, make, deadline)
+  local _, semi = find(s, "^%d+;")
+  if not semi or semi > 11 then corrupt(1) end
+  local n = tonumber(sub(s, 1, semi - 1))
   local pos, len = semi + 1, #s
-  local vals = { n = n }
-  -- made at the first table (a message of scalars needs none of them)
-  local tables, ntables = nil, 0
-  -- the open tables, innermost last, with the key waiting for its value
-  local st, sk, sh, depth = nil, nil, nil, 0
-  local nvals = 0
+  -- every value takes a byte at least
+  if n > len - semi then corrupt(1) end
+  local vals = make and { n = n }
+  local ntables, tables = 0, nil
+  -- made tables (for `R`) and the open ones, innermost last, with the key
+  -- waiting for its value: made at the first table
+  local st, sk
+  -- whether a key waits in the innermost open table; the same bit of the
+  -- tables around it, LEVELS to a number: `word` the innermost's, `words`
+  -- the others' (made at the first level past LEVELS)
+  local waiting, word, words, depth = false, 0, nil, 0
+  local size, max, nvals, tick = 0, M.MAX_BYTES, 0, TICK
   while nvals < n do
     local tag = byte(s, pos)
-    local v, done = nil, true
-    if tag == B_s or tag == B_p or tag == B_m then
-      -- a varint: a string's length or an integer's magnitude
-      pos = pos + 1
-      local b = byte(s, pos)
-      local z, mul = 0, 1
-      while b and b >= 128 do
-        z = z + (b - 128) * mul
-        mul = mul * 128
-        pos = pos + 1
-        b = byte(s, pos)
+    local v, done, nokey = nil, true, false
+    tick = tick - 1
+    if tick == 0 then
+      tick = TICK
+      if deadline and core.clock() > deadline then
+        error(string.format("mountns.child: decoding ran past its deadline (at byte %d "
+          .. "of %d)", pos, len), 0)
       end
-      if not b then corrupt(pos) end
-      z = z + b * mul
+    end
+    -- encode's count: 32 bytes a value (not an `E`), a string's bytes;
+    -- checked once the token is read
+    size = size + 32
+    if tag == B_s or tag == B_p or tag == B_m then
+      -- a varint: a string's length or an integer's magnitude, below 2^53
+      -- (8 bytes at most: 7 of 7 bits, the last one's 4)
+      pos = pos + 1
+      local z = byte(s, pos)
+      if z and z >= 128 then
+        local b, mul = z, 1
+        z = 0
+        while b and b >= 128 and mul < 2^49 do
+          z = z + (b - 128) * mul
+          mul = mul * 128
+          pos = pos + 1
+          b = byte(s, pos)
+        end
+        if not b or b >= 128 then corrupt(pos) end
+        z = z + b * mul
+        if z >= 2^53 then corrupt(pos) end
+      elseif not z then
+        corrupt(pos)
+      end
       pos = pos + 1
       if tag == B_s then
-        if pos + z - 1 > len then corrupt(pos) end
-        v = sub(s, pos, pos + z - 1)
+        if z > len - pos + 1 then corrupt(pos) end
+        size = size + z
+        if make then v = sub(s, pos, pos + z - 1) end
         pos = pos + z
-      else
+      elseif make then
         v = tag == B_p and z or -z
       end
-    elseif tag == B_i or tag == B_d or tag == B_R then
-      local e = find(s, ";", pos + 1, true)
-      if not e then corrupt(pos) end
-      local text = sub(s, pos + 1, e - 1)
-      if tag == B_i then
-        v = tonumber(text)
-        if v == nil then corrupt(pos) end
-      elseif tag == B_R then
-        v = tables and tables[tonumber(text)]
-        if v == nil then corrupt(pos) end
-      else
-        v = number_of("d", text, pos)
-      end
-      pos = e + 1
     elseif tag == B_t then
       v = true
       pos = pos + 1
@@ -320,40 +370,96 @@ function M.decode(s)
       v = false
       pos = pos + 1
     elseif tag == B_n then
+      nokey = true
       pos = pos + 1
     elseif tag == B_T or tag == B_M then
-      local t = tag == B_M and mtable.new({}) or {}
-      if not tables then tables, st, sk, sh = {}, {}, {}, {} end
       ntables = ntables + 1
-      tables[ntables] = t
+      -- the bit of the table it opens in (a key waits: it is a value)
+      if depth > 0 and depth % LEVELS == 0 then
+        words = words or {}
+        words[depth / LEVELS] = word
+        word = 0
+      end
+      word = word * 2 + (waiting and 1 or 0)
       depth = depth + 1
-      st[depth], sk[depth], sh[depth] = t, nil, false
+      waiting = false
+      if make then
+        local t = tag == B_M and mtable.new({}) or {}
+        if not tables then tables, st, sk = {}, {}, {} end
+        tables[ntables] = t
+        st[depth] = t
+      end
       done = false
       pos = pos + 1
     elseif tag == B_E then
-      if depth == 0 or sh[depth] then corrupt(pos) end
-      v = st[depth]
-      st[depth], sk[depth], sh[depth] = nil, nil, nil
+      if depth == 0 or waiting then corrupt(pos) end
+      size = size - 32
+      local bit = word % 2
+      word = (word - bit) / 2
+      waiting = bit == 1
+      if make then
+        v = st[depth]
+        st[depth], sk[depth] = nil, nil
+      end
       depth = depth - 1
+      if depth > 0 and depth % LEVELS == 0 then
+        word = words[depth / LEVELS]
+        words[depth / LEVELS] = nil
+      end
       pos = pos + 1
+    elseif tag == B_i or tag == B_d or tag == B_R then
+      local e
+      if tag == B_d then
+        e = float_end(s, pos)
+        nokey = byte(s, pos + 1) == B_n -- nan: no table's key
+      else
+        _, e = find(s, tag == B_i and INTEGER_FORM or "^%d+;", pos + 1)
+      end
+      if not e or e - pos > TEXT_MAX then corrupt(pos) end
+      if tag == B_R then
+        local k = tonumber(sub(s, pos + 1, e - 1))
+        if k < 1 or k > ntables then corrupt(pos) end
+        if make then v = tables[k] end
+      elseif make then
+        local text = sub(s, pos + 1, e - 1)
+        v = tag == B_i and tonumber(text) or number_of("d", text, pos)
+      end
+      pos = e + 1
     else
       corrupt(pos)
     end
+    if size > max then past_limit(max, pos) end
     if done then
       if depth == 0 then
         nvals = nvals + 1
-        vals[nvals] = v
-      elseif sh[depth] then
-        st[depth][sk[depth]] = v
-        sk[depth], sh[depth] = nil, false
+        if make then vals[nvals] = v end
+      elseif waiting then
+        if make then st[depth][sk[depth]] = v end
+        waiting = false
       else
-        if v == nil then corrupt(pos) end
-        sk[depth], sh[depth] = v, true
+        if nokey then corrupt(pos) end
+        if make then sk[depth] = v end
+        waiting = true
       end
     end
   end
   if pos ~= len + 1 then corrupt(pos) end
   return vals
+end
+
+--- Decode a message made by encode. Any other string raises
+-- "mountns.child: ..." naming the byte where it goes wrong, having made
+-- no value: the whole message is checked first. Time is linear in the
+-- message's length; memory beyond the message is the values' own and,
+-- while checking, a bit a level of nesting (no depth bound but the count
+-- of MAX_BYTES: 32 a value).
+-- @tparam string s the message
+-- @tparam[opt] number deadline a `core.clock()` time: a decode still
+-- running then raises "mountns.child: decoding ran past its deadline"
+-- @treturn table the values, with `n` their count
+function M.decode(s, deadline)
+  read(s, false, deadline)
+  return read(s, true, deadline)
 end
 
 --- Fork a child that runs body(...) and ends with _exit: its status is

@@ -138,6 +138,8 @@ local function spawn(setup, opts, level, fn, ...)
     probed = true
   end
   if exiting[1] then M.reap() end
+  -- the result's decoding too ends by the timeout (child.decode)
+  local deadline = core.clock() + timeout
   local r, w = assert(core.pipe())
   local pid, ferr = child_proto.fork(child, setup, r, w, fn, ...)
   if not pid then
@@ -172,7 +174,7 @@ local function spawn(setup, opts, level, fn, ...)
     how, code = core.waitpid(pid)
   end
   local decoded, vals
-  if kind == "o" then decoded, vals = pcall(child_proto.decode, body) end
+  if kind == "o" then decoded, vals = pcall(child_proto.decode, body, deadline) end
   if kind == "o" then
     if not decoded then error("isolate: bad result from child: " .. vals, level + 1) end
     return unpack(vals, 1, vals.n)
