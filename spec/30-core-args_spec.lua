@@ -22,10 +22,11 @@ local function extras(no_root)
     { "0", 0 }, { "-1", -1 }, { "1.5", 1.5 }, { "NaN", 0 / 0 },
     { "inf", math.huge }, { "-inf", -math.huge },
     { "maxinteger", huge }, { "mininteger", tiny }, { "2^32+3", 2 ^ 32 + 3 },
-    { "''", "" }, { "'x'", "x" }, { "'\\0'", "\0" }, not no_root and { "'/'", "/" } or { "'y'", "y" },
+    { "''", "" }, { "'x'", "x" }, { "'\\0'", "\0" },
+    not no_root and { "'/'", "/" } or { "'y'", "y" },
     { "{}", {} }, { "{'ro'}", { "ro" } },
     { "raising table", setmetatable({}, { __index = function() error("touched") end }) },
-    { "function", print }, { "thread", coroutine.create(print) },
+    { "function", print }, { "thread", coroutine.create(function() end) },
     { "userdata", io.stdout },
   }
 end
@@ -250,8 +251,10 @@ describe("mountns.core's arguments (issue 23)", function()
           out[#out + 1] = { label = t.name .. " + 16 nils", ok = r[1], msg = tostring(r[2]),
             want = "^bad argument #" .. (n + 1) .. " to '[^']*' %(no value expected, got nil%)$" }
           if t.spec[3] and not t.missing then -- and then a valid call: its documented results
-            local got = select("#", t.f(unpack(t.args, 1, n)))
-            out[#out + 1] = { label = t.name .. " valid", ok = true, nret = got, want_n = t.spec[3] }
+            local function results(...) return select("#", ...), (...) end
+            local got, first = results(t.f(unpack(t.args, 1, n)))
+            out[#out + 1] = { label = t.name .. " valid", ok = true, nret = got,
+              want_n = t.spec[3], failed = first == nil }
           end
         end
       end
@@ -265,7 +268,7 @@ describe("mountns.core's arguments (issue 23)", function()
         assert.is_false(r.ok, r.label)
         assert.matches(r.want, r.msg, nil, nil, r.label)
         if r.nret then assert.are.equal(2, r.nret, r.label) end
-      else
+      elseif not (r.failed and r.nret == 3) then -- or nil, message, errno
         assert.are.equal(r.want_n, r.nret, r.label)
       end
     end
@@ -317,10 +320,11 @@ describe("mountns.core's arguments (issue 23)", function()
         signalfd = true, ignore_sigpipe = true, close_namespaces = true, waitpid = true,
         send_values = true, wait_any = true, umount = true, move = true, remount = true,
         read_all = true, read_outputs = true, receive_frame = true, write_fd = true }
+      local skip_method = { enter = 1, close = 1, __gc = 1, __close = 1, read = 1, wait = 1 }
       for _, t in ipairs(targets(e)) do
         local spec, method = t.spec, t.name:match(":(.*)$")
         if spec and spec[1] ~= "*" and not skip[t.name] and not t.missing
-          and not (method and ({ enter = 1, close = 1, __gc = 1, __close = 1, read = 1, wait = 1 })[method]) then
+          and not (method and skip_method[method]) then
           for pos = 1, #t.args do
             for _, x in ipairs(extras(true)) do
               local a = {}
@@ -384,7 +388,8 @@ describe("mountns.core's arguments (issue 23)", function()
     assert.are.equal("", ok)
   end)
 
-  it("fsmount without a config makes its mount (the config slot was its own handle)", function()
+  -- #novalgrind: valgrind 3.19 answers fsopen with ENOSYS
+  it("fsmount without a config mounts (its slot 2 was its own handle) #novalgrind", function()
     local same = isolate(function()
       local m = assert(core.fsmount("tmpfs"))
       local s = tostring(m)
