@@ -88,7 +88,7 @@ local CALLS = {
   clock = { 0, function() return {} end, 1 },
   flush_stdout = { 0, function() return {} end, 1 },
   open_fds = { 0, function() return {} end, 1 },
-  send_values = { "*", function(e) return { e.null, 1024 } end },
+  send_values = { "*", function(e) return { e.sink, 1024 } end },
   receive_frame = { 3, function(e) return { e.eof, 1024, true } end, 2 },
   tree_text = { 2, function() return { {} } end, 1 },
   escape = { 2, function() return { "a\nb" } end, 1 },
@@ -130,7 +130,7 @@ local function environment()
   e.eof, e.eofw = assert(core.pipe())
   assert(core.close_fd(e.eofw))
   e.spare = select(2, assert(core.pipe()))
-  e.null = e.w2
+  e.sink = e.w2 -- send_values writes its frames there
   e.ns = assert(core.namespace())
   -- a child that has ended and is not reaped: kill and waitpid's target
   local pid = assert(core.fork())
