@@ -187,7 +187,7 @@ doc: deps
 FUZZ_SECONDS ?= 60
 FUZZ_CC  ?= clang
 FUZZ_DIR := build/fuzz
-FUZZERS  := mountinfo flags
+FUZZERS  := mountinfo flags args
 FUZZ_MAXLEN_mountinfo := 65536
 FUZZ_MAXLEN_flags := 4096
 FUZZ_CFLAGS := -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes \
@@ -235,6 +235,8 @@ fuzz-merge: fuzz-deps
 # exit codes, and fuzz/sanitizer-logs fails on any ASan/UBSan error and on a
 # leak with a frame in mountns' code (it ignores other programs' leaks).
 ASAN_CC    ?= gcc
+# the spec files (or directory) it runs: ASAN_SPECS=spec/30-core-args_spec.lua
+ASAN_SPECS ?= spec
 ASAN_BUILD := build/asan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=undefined
@@ -247,7 +249,7 @@ asan: deps
 	ASAN_OPTIONS=log_path=$(CURDIR)/$(ASAN_BUILD)/log/asan:detect_leaks=1 \
 	LSAN_OPTIONS=exitcode=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(CURDIR)/$(ASAN_BUILD)/log/ubsan \
-	  busted --lua=$(LUA) --cpath='$(ASAN_BUILD)/?.so' $(BUSTED_ARGS) spec
+	  busted --lua=$(LUA) --cpath='$(ASAN_BUILD)/?.so' $(BUSTED_ARGS) $(ASAN_SPECS)
 	sh fuzz/sanitizer-logs $(ASAN_BUILD)/log
 
 # make valgrind: the suite under memcheck (forked children included, via

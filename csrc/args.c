@@ -18,8 +18,10 @@
  * string: a number is not taken as its text.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "lmns.h"
 
@@ -183,6 +185,67 @@ unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set)
 			"flags expected (comma string, list or set of names), "
 			"got %s", luaL_typename(L, arg)));
 	}
+}
+
+/*
+ * Raise on an argument past the n a function takes: "bad argument #N to
+ * 'f' (no value expected, got T)". An extra argument is a mistake the call
+ * would otherwise ignore in silence (readdir(path, opts) reads no opts),
+ * and it shifts any slot a function counts from the bottom of the stack.
+ * As luaL_checkany, it goes by lua_isnone: an explicit nil is a value, so
+ * f(x, nil) is refused where f takes one argument. Every function of the
+ * core calls it first, before any system call: spec 30 and
+ * fuzz/args_fuzz.c call each one with every kind of extra argument.
+ */
+void lmns_checknomore(lua_State *L, int n)
+{
+	if (lua_gettop(L) > n)
+		luaL_argerror(L, n + 1, lua_pushfstring(L,
+			"no value expected, got %s", luaL_typename(L, n + 1)));
+}
+
+/*
+ * An integer argument in [lo, hi], named by what in the error: a C int
+ * cast of a Lua integer would wrap (close_fd(2^32 + 3) closed fd 3,
+ * kill(2^32 + PID) signalled PID).
+ */
+static lua_Integer lmns_checkrange(lua_State *L, int arg, lua_Integer lo,
+				   lua_Integer hi, const char *what)
+{
+	lua_Integer v = luaL_checkinteger(L, arg);
+
+	if (v < lo || v > hi)
+		luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s",
+			what, lua_tostring(L, arg)));
+	return v;
+}
+
+/* A file descriptor argument: an integer from 0 to INT_MAX. */
+int lmns_checkfd(lua_State *L, int arg)
+{
+	return (int)lmns_checkrange(L, arg, 0, INT_MAX, "a file descriptor");
+}
+
+/* A PID argument: an integer from 1 to INT_MAX (never 0 or -1: a process
+ * group or every process). */
+pid_t lmns_checkpid(lua_State *L, int arg)
+{
+	return (pid_t)lmns_checkrange(L, arg, 1, INT_MAX, "a positive PID");
+}
+
+/* A timeout in seconds (nil or none: -1, for ever; negative: for ever
+ * too). NaN raises: every comparison with it is false, so it waited not at
+ * all where the caller meant some time. */
+double lmns_opttimeout(lua_State *L, int arg)
+{
+	lua_Number t;
+
+	if (lua_isnoneornil(L, arg))
+		return -1;
+	t = luaL_checknumber(L, arg);
+	if (t != t)
+		luaL_argerror(L, arg, "a timeout in seconds expected, got nan");
+	return (double)t;
 }
 
 /* Raise if the string s of len bytes holds a NUL: C would read it cut. */
@@ -384,8 +447,10 @@ lua_Integer lmns_optinteger(lua_State *L, int arg, const char *field,
 	v = lua_tointegerx(L, -1, &ok);
 #else
 	n = lua_tonumber(L, -1);
-	v = (lua_Integer)n;
-	ok = (lua_Number)v == n;
+	/* a cast of NaN or of a number out of range is undefined */
+	ok = n >= -9223372036854775808.0 && n < 9223372036854775808.0;
+	v = ok ? (lua_Integer)n : 0;
+	ok = ok && (lua_Number)v == n;
 #endif
 	if (!ok)
 		return luaL_argerror(L, arg, lua_pushfstring(L,
@@ -424,8 +489,12 @@ void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set)
  */
 static int lmns_flags_parse(lua_State *L)
 {
-	const char *kind = luaL_checkstring(L, 1);
+	const char *kind;
 	const lmns_flag *set;
+
+	lmns_checknomore(L, 2);
+	kind = luaL_checkstring(L, 1);
+	lua_settop(L, 2);	/* the flags stay at 2 when absent */
 
 	lua_getfield(L, LUA_REGISTRYINDEX, LMNS_FLAGSETS);
 	if (lua_istable(L, -1))

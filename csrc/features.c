@@ -119,6 +119,7 @@ a mountinfo record; Linux 6.13+), and `statmount_mask` (an integer)
 */
 static int lmns_features_features(lua_State *L)
 {
+	lmns_checknomore(L, 0);
 	if (!feat.done)
 		lmns_features_probe(L);
 	lua_createtable(L, 0, 14);

@@ -197,7 +197,8 @@ whatever the message's size (an empty message too).
 */
 static int lmns_frame_send_values(lua_State *L)
 {
-	int fd = (int)luaL_checkinteger(L, 1);
+	/* the values are the arguments after max: no extra one to refuse */
+	int fd = lmns_checkfd(L, 1);
 	lua_Integer max = luaL_checkinteger(L, 2);
 	int i, top = lua_gettop(L), nvals = top - 2;
 	char stack[FRAME_STACK], *buf = stack;
@@ -430,12 +431,18 @@ tables only (as send_values writes), its values (a table with `n`)
 */
 static int lmns_frame_receive(lua_State *L)
 {
-	int fd = (int)luaL_checkinteger(L, 1);
-	lua_Integer max = luaL_checkinteger(L, 2);
-	int unpacked = lua_toboolean(L, 3);
+	int fd, unpacked;
+	lua_Integer max;
 	char stack[FRAME_STACK], *buf = stack;
 	size_t got = 0, want = FRAME_HEAD, len = 0;
 	int i, pushed;
+
+	lmns_checknomore(L, 3);
+	fd = lmns_checkfd(L, 1);
+	max = luaL_checkinteger(L, 2);
+	if (!lua_isnoneornil(L, 3))
+		luaL_checktype(L, 3, LUA_TBOOLEAN);
+	unpacked = lua_toboolean(L, 3);
 
 	while (got < want) {
 		ssize_t n = frame_read(fd, buf + got, (buf == stack ?

@@ -78,16 +78,32 @@ static const lmns_class *lmns_handle_class(lua_State *L)
 	return lua_touserdata(L, lua_upvalueindex(1));
 }
 
-/* close(), __gc and __close: idempotent, like lfs's dir objects */
-static int lmns_handle_close(lua_State *L)
+/* close(), __gc and __close: idempotent, like lfs's dir objects. The
+ * method takes no argument; __close is given the error as a second one
+ * (Lua 5.4), __gc nothing more. */
+static int lmns_handle_closeargs(lua_State *L, int n)
 {
+	lmns_checknomore(L, n);
 	lmns_handle_closefd(lmns_handle_check(L, 1, lmns_handle_class(L)));
 	return 0;
 }
 
+static int lmns_handle_close(lua_State *L)
+{
+	return lmns_handle_closeargs(L, 1);
+}
+
+static int lmns_handle_closemeta(lua_State *L)
+{
+	return lmns_handle_closeargs(L, 2);
+}
+
 static int lmns_handle_fileno(lua_State *L)
 {
-	lmns_handle *h = lmns_handle_checkopen(L, 1, lmns_handle_class(L));
+	lmns_handle *h;
+
+	lmns_checknomore(L, 1);
+	h = lmns_handle_checkopen(L, 1, lmns_handle_class(L));
 
 	lua_pushinteger(L, h->fd);
 	return 1;
@@ -95,6 +111,7 @@ static int lmns_handle_fileno(lua_State *L)
 
 static int lmns_handle_tostring(lua_State *L)
 {
+	lmns_checknomore(L, 1);
 	lmns_handle_pushname(L, lmns_handle_check(L, 1, lmns_handle_class(L)));
 	return 1;
 }
@@ -102,6 +119,7 @@ static int lmns_handle_tostring(lua_State *L)
 /* Two handles that are the same userdata (the default of watch, poller). */
 int lmns_handle_same(lua_State *L)
 {
+	lmns_checknomore(L, 2);
 	lua_pushboolean(L, lua_touserdata(L, 1) == lua_touserdata(L, 2));
 	return 1;
 }
@@ -122,8 +140,8 @@ void lmns_handle_newclass(lua_State *L, const lmns_class *cls,
 			  const luaL_Reg *methods, const luaL_Reg *meta)
 {
 	luaL_newmetatable(L, cls->tname);
-	lmns_handle_setgeneric(L, cls, "__gc", lmns_handle_close);
-	lmns_handle_setgeneric(L, cls, "__close", lmns_handle_close);
+	lmns_handle_setgeneric(L, cls, "__gc", lmns_handle_closemeta);
+	lmns_handle_setgeneric(L, cls, "__close", lmns_handle_closemeta);
 	lmns_handle_setgeneric(L, cls, "__tostring", lmns_handle_tostring);
 	luaL_setfuncs(L, meta, 0);
 	lua_newtable(L);

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <lua.h>
 #include <lauxlib.h>
 
@@ -72,7 +73,12 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	      const char *path2);
 void lmns_errors_open(lua_State *L);
 
-/* args.c: every argument checker */
+/* args.c: every argument checker. lmns_checknomore(L, n): every function
+ * calls it first; a function that takes n arguments raises on an n+1th */
+void lmns_checknomore(lua_State *L, int n);
+int lmns_checkfd(lua_State *L, int arg);
+pid_t lmns_checkpid(lua_State *L, int arg);
+double lmns_opttimeout(lua_State *L, int arg);
 unsigned long lmns_checkflags(lua_State *L, int arg, const lmns_flag *set);
 int lmns_optbool(lua_State *L, int arg, const char *field, int def);
 void lmns_checkkeys(lua_State *L, int arg, const char *const known[]);

@@ -129,11 +129,18 @@ unbindable` (`rshared`... with MS_REC), `bind rbind move remount`; or
 */
 static int lmns_mount_mount(lua_State *L)
 {
-	const char *source = lmns_optpath(L, 1, "none");
-	const char *target = lmns_checkpath(L, 2);
-	const char *fstype = lmns_optcstring(L, 3, NULL, "fstype");
-	unsigned long flags = lmns_checkflags(L, 4, mount_flags);
-	const char *data = lmns_optcstring(L, 5, NULL, "data");
+	const char *source;
+	const char *target;
+	const char *fstype;
+	unsigned long flags;
+	const char *data;
+
+	lmns_checknomore(L, 5);
+	source = lmns_optpath(L, 1, "none");
+	target = lmns_checkpath(L, 2);
+	fstype = lmns_optcstring(L, 3, NULL, "fstype");
+	flags = lmns_checkflags(L, 4, mount_flags);
+	data = lmns_optcstring(L, 5, NULL, "data");
 
 	return lmns_mount_result(L, mount(source, target, fstype, flags, data),
 				 "mount", source, target);
@@ -153,8 +160,12 @@ umount -l), `expire`, `nofollow` (do not follow a symlink at target)
 */
 static int lmns_mount_umount(lua_State *L)
 {
-	const char *target = lmns_checkpath(L, 1);
-	int flags = (int)lmns_checkflags(L, 2, umount_flags);
+	const char *target;
+	int flags;
+
+	lmns_checknomore(L, 2);
+	target = lmns_checkpath(L, 1);
+	flags = (int)lmns_checkflags(L, 2, umount_flags);
 
 	return lmns_mount_result(L, umount2(target, flags), "umount", target,
 				 NULL);
@@ -174,9 +185,13 @@ Bind mount, like `mount --bind` (`mount --rbind` with `recursive`).
 */
 static int lmns_mount_bind(lua_State *L)
 {
-	const char *source = lmns_checkpath(L, 1);
-	const char *target = lmns_checkpath(L, 2);
+	const char *source;
+	const char *target;
 	int rec;
+
+	lmns_checknomore(L, 3);
+	source = lmns_checkpath(L, 1);
+	target = lmns_checkpath(L, 2);
 
 	lmns_checkkeys(L, 3, recursive_keys);
 	rec = lmns_optbool(L, 3, "recursive", 0);
@@ -199,8 +214,12 @@ Move a mount, like `mount --move`.
 */
 static int lmns_mount_move(lua_State *L)
 {
-	const char *source = lmns_checkpath(L, 1);
-	const char *target = lmns_checkpath(L, 2);
+	const char *source;
+	const char *target;
+
+	lmns_checknomore(L, 2);
+	source = lmns_checkpath(L, 1);
+	target = lmns_checkpath(L, 2);
 
 	return lmns_mount_result(L, mount(source, target, NULL, MS_MOVE, NULL),
 				 "move", source, target);
@@ -222,10 +241,15 @@ Change the flags of a mount, like `mount -o remount[,bind]`.
 */
 static int lmns_mount_remount(lua_State *L)
 {
-	const char *target = lmns_checkpath(L, 1);
-	unsigned long flags = lmns_checkflags(L, 2, mount_flags);
-	const char *data = lmns_optcstring(L, 3, NULL, "data");
+	const char *target;
+	unsigned long flags;
+	const char *data;
 	int bind;
+
+	lmns_checknomore(L, 4);
+	target = lmns_checkpath(L, 1);
+	flags = lmns_checkflags(L, 2, mount_flags);
+	data = lmns_optcstring(L, 3, NULL, "data");
 
 	lmns_checkkeys(L, 4, bind_keys);
 	bind = lmns_optbool(L, 4, "bind", 0);
@@ -242,9 +266,11 @@ static int lmns_mount_remount(lua_State *L)
 static int lmns_mount_propagation(lua_State *L, unsigned long type,
 				  const char *op, const char *rop)
 {
-	const char *target = lmns_checkpath(L, 1);
+	const char *target;
 	int rec;
 
+	lmns_checknomore(L, 2);
+	target = lmns_checkpath(L, 1);
 	lmns_checkkeys(L, 2, recursive_keys);
 	rec = lmns_optbool(L, 2, "recursive", 0);
 
@@ -342,8 +368,12 @@ to keep reading /proc afterwards.
 /* pivot_root(new_root, put_old); glibc has no wrapper. */
 static int lmns_mount_pivot_root(lua_State *L)
 {
-	const char *new_root = lmns_checkpath(L, 1);
-	const char *put_old = lmns_checkpath(L, 2);
+	const char *new_root;
+	const char *put_old;
+
+	lmns_checknomore(L, 2);
+	new_root = lmns_checkpath(L, 1);
+	put_old = lmns_checkpath(L, 2);
 
 	lmns_libmount_preload();	/* out of reach after the pivot */
 	return lmns_mount_result(L, (int)syscall(SYS_pivot_root, new_root,
@@ -363,7 +393,10 @@ Change the working directory (needed around `pivot_root`).
 */
 static int lmns_mount_chdir(lua_State *L)
 {
-	const char *path = lmns_checkpath(L, 1);
+	const char *path;
+
+	lmns_checknomore(L, 1);
+	path = lmns_checkpath(L, 1);
 
 	return lmns_mount_result(L, chdir(path), "chdir", path, NULL);
 }
@@ -498,9 +531,13 @@ existing directory is no error; `mode`, an integer (default 493, octal
 */
 static int lmns_mount_mkdir(lua_State *L)
 {
-	const char *path = lmns_checkpath(L, 1);
-	size_t len = lua_rawlen(L, 1);
+	const char *path;
+	size_t len;
 	int parents;
+
+	lmns_checknomore(L, 2);
+	path = lmns_checkpath(L, 1);
+	len = lua_rawlen(L, 1);
 
 	lmns_checkkeys(L, 2, mkdir_keys);
 	parents = lmns_optbool(L, 2, "parents", 0);
@@ -542,7 +579,10 @@ table as a process whose root is path does.
 */
 static int lmns_mount_chroot(lua_State *L)
 {
-	const char *path = lmns_checkpath(L, 1);
+	const char *path;
+
+	lmns_checknomore(L, 1);
+	path = lmns_checkpath(L, 1);
 
 	lmns_libmount_preload();	/* maybe out of reach after it */
 	return lmns_mount_result(L, chroot(path), "chroot", path, NULL);
@@ -579,22 +619,27 @@ The names in a directory, sorted by byte value, without `.` and `..`
 */
 static int lmns_mount_readdir(lua_State *L)
 {
-	const char *path = lmns_checkpath(L, 1);
+	const char *path;
 	DIR **d;
 	struct dirent *e;
-	int n = 0, i;
+	int n = 0, i, list;
 	const char **names;
 
-	d = lua_newuserdata(L, sizeof *d);			/* 2 */
+	lmns_checknomore(L, 1);
+	path = lmns_checkpath(L, 1);
+	/* the slots below are counted from the top, never as fixed numbers:
+	 * readdir("/", "x") once set the string metatable at slot 2 */
+	d = lua_newuserdata(L, sizeof *d);
 	*d = NULL;
-	lua_newtable(L);					/* 3: its metatable */
+	lua_newtable(L);					/* its metatable */
 	lua_pushcfunction(L, lmns_dir_gc);
 	lua_setfield(L, -2, "__gc");
-	lua_setmetatable(L, 2);
+	lua_setmetatable(L, -2);
 	*d = opendir(path);
 	if (!*d)
 		return lmns_fail(L, errno, "readdir", path, NULL);
-	lua_newtable(L);					/* 3: names */
+	lua_newtable(L);					/* the names */
+	list = lua_gettop(L);
 	for (;;) {
 		errno = 0;
 		e = readdir(*d);
@@ -603,28 +648,29 @@ static int lmns_mount_readdir(lua_State *L)
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		lua_pushstring(L, e->d_name);
-		lua_rawseti(L, 3, ++n);
+		lua_rawseti(L, list, ++n);
 	}
 	if (errno) {
 		int err = errno;
 
-		lmns_dir_gc(L);
+		closedir(*d);
+		*d = NULL;
 		return lmns_fail(L, err, "readdir", path, NULL);
 	}
 	closedir(*d);
 	*d = NULL;
 	/* sort: pointers to the strings the table keeps alive */
-	names = lua_newuserdata(L, (size_t)(n > 0 ? n : 1) * sizeof *names);	/* 4 */
+	names = lua_newuserdata(L, (size_t)(n > 0 ? n : 1) * sizeof *names);
 	for (i = 0; i < n; i++) {
-		lua_rawgeti(L, 3, i + 1);
+		lua_rawgeti(L, list, i + 1);
 		names[i] = lua_tostring(L, -1);
 		lua_pop(L, 1);
 	}
 	qsort(names, (size_t)n, sizeof *names, lmns_name_cmp);
-	lua_createtable(L, n, 0);				/* 5 */
+	lua_createtable(L, n, 0);
 	for (i = 0; i < n; i++) {
 		lua_pushstring(L, names[i]);
-		lua_rawseti(L, 5, i + 1);
+		lua_rawseti(L, -2, i + 1);
 	}
 	return 1;
 }
@@ -654,8 +700,11 @@ static int exists_faccessat2 = 1;
 
 static int lmns_mount_exists(lua_State *L)
 {
-	const char *path = lmns_checkpath(L, 1);
+	const char *path;
 	struct stat st;
+
+	lmns_checknomore(L, 1);
+	path = lmns_checkpath(L, 1);
 
 #ifdef SYS_faccessat2
 	if (exists_faccessat2) {
@@ -687,8 +736,12 @@ static int lmns_mount_exists(lua_State *L)
 /* symlink(target, linkpath) - for symlink specs: Lua has no symlink */
 static int lmns_mount_symlink(lua_State *L)
 {
-	const char *target = lmns_checkpath(L, 1);
-	const char *linkpath = lmns_checkpath(L, 2);
+	const char *target;
+	const char *linkpath;
+
+	lmns_checknomore(L, 2);
+	target = lmns_checkpath(L, 1);
+	linkpath = lmns_checkpath(L, 2);
 
 	return lmns_mount_result(L, symlink(target, linkpath), "symlink",
 				 target, linkpath);
@@ -757,6 +810,7 @@ static int lmns_mount_umount_copy(lua_State *L)
 	char *map;
 	pid_t pid;
 
+	lmns_checknomore(L, 1);
 	p.path = lmns_checkpath(L, 1);
 	p.op = "clone";
 	p.err = EIO;

@@ -469,8 +469,10 @@ of the line, raw spaces included (9p, old cifs print values unescaped).
 static int lmns_mountinfo_parse(lua_State *L)
 {
 	size_t len;
-	const char *text = luaL_checklstring(L, 1, &len);
+	const char *text;
 
+	lmns_checknomore(L, 1);
+	text = luaL_checklstring(L, 1, &len);
 	return lmns_parse_text(L, text, len);
 }
 
@@ -510,6 +512,7 @@ static int lmns_push_mountinfo(lua_State *L)
 	char rel[64];
 	int err;
 
+	lmns_checknomore(L, 1);
 	if (lua_isnoneornil(L, 1))
 		snprintf(rel, sizeof rel, "self/mountinfo");
 	else

@@ -84,10 +84,13 @@ lmns_handle *lmns_mountfd_test(lua_State *L, int arg)
 /* Two handles are equal when they hold the same mount. */
 static int lmns_mountfd_eq(lua_State *L)
 {
-	lmns_mountfd *a = lmns_handle_check(L, 1, &mountfd_class);
-	lmns_mountfd *b = lmns_handle_check(L, 2, &mountfd_class);
+	lmns_mountfd *a, *b;
 	unsigned long long ia, ib;
 	int ua, ub;
+
+	lmns_checknomore(L, 2);
+	a = lmns_handle_check(L, 1, &mountfd_class);
+	b = lmns_handle_check(L, 2, &mountfd_class);
 
 	lua_pushboolean(L, a == b || (a->h.fd >= 0 && b->h.fd >= 0 &&
 		lmns_mount_id_of(a->h.fd, "", AT_EMPTY_PATH, &ia, &ua) == 0 &&
@@ -159,6 +162,7 @@ static int lmns_newapi_open_tree(lua_State *L)
 	lmns_mountfd *m;
 	int fd;
 
+	lmns_checknomore(L, 2);
 	lua_settop(L, 2);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &w);
 	lmns_checkkeys(L, 2, known);
@@ -209,6 +213,7 @@ static int lmns_newapi_move_mount(lua_State *L)
 	unsigned int flags = 0;
 	const char *op = "move_mount";
 
+	lmns_checknomore(L, 3);
 	lua_settop(L, 3);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &from);
 	lmns_check_where(L, 2, &to);
@@ -379,6 +384,7 @@ static int lmns_newapi_mount_setattr(lua_State *L)
 	lmns_where w;
 	unsigned int flags = 0;
 
+	lmns_checknomore(L, 2);
 	lua_settop(L, 2);	/* names pushed next land above the args */
 	lmns_check_where(L, 1, &w);
 	luaL_checktype(L, 2, LUA_TTABLE);
@@ -584,11 +590,16 @@ assert(mountns.move_mount(m, "/mnt")); m:close()
 */
 static int lmns_newapi_fsmount(lua_State *L)
 {
-	const char *fstype = lmns_checkcstring(L, 1, "fstype");
+	const char *fstype;
 	unsigned int attrs;
 	lmns_mountfd *fs, *m;
 	int fd, nret;
 
+	lmns_checknomore(L, 3);
+	lua_settop(L, 3);	/* the handles pushed below land above the
+				 * args: with no config, slot 2 was the fs
+				 * context's handle, read as the config */
+	fstype = lmns_checkcstring(L, 1, "fstype");
 	if (!lua_isnoneornil(L, 2))
 		luaL_checktype(L, 2, LUA_TTABLE);
 	attrs = lmns_check_fsattrs(L, 3);

@@ -203,6 +203,7 @@ static int lmns_ns_unshare(lua_State *L)
 		"propagation", "map_root", NULL
 	};
 
+	lmns_checknomore(L, 1);
 	lmns_checkkeys(L, 1, keys);
 	for (i = 0; ns_kinds[i].kind; i++)
 		if (lmns_optbool(L, 1, ns_kinds[i].optname,
@@ -250,7 +251,10 @@ static int lmns_ns_namespace(lua_State *L)
 	char path[64];
 	struct stat st;
 	lmns_ns *ns;
-	int k = lmns_ns_kind_index(L, 2);
+	int k;
+
+	lmns_checknomore(L, 2);
+	k = lmns_ns_kind_index(L, 2);
 
 	if (lua_isnoneornil(L, 1))
 		snprintf(path, sizeof path, "self/ns/%s", ns_kinds[k].kind);
@@ -325,8 +329,11 @@ as `listmount` and `statmount` take it.
 */
 static int lmns_ns_mntns_id_f(lua_State *L)
 {
-	lmns_ns *ns = lmns_ns_checkarg(L, 1, "mnt");
+	lmns_ns *ns;
 	uint64_t id;
+
+	lmns_checknomore(L, 1);
+	ns = lmns_ns_checkarg(L, 1, "mnt");
 
 	if (lmns_ns_mntns_id(ns->h.fd, &id) != 0) {
 		int err = errno;
@@ -353,7 +360,10 @@ The namespace ID: the inode number of its nsfs file.
 */
 static int lmns_ns_id(lua_State *L)
 {
-	lmns_ns *ns = lmns_ns_checkopen(L, 1);
+	lmns_ns *ns;
+
+	lmns_checknomore(L, 1);
+	ns = lmns_ns_checkopen(L, 1);
 
 	lmns_pushid(L, ns->ino);
 	return 1;
@@ -372,6 +382,7 @@ The kind of namespace: `"mnt"`, `"user"`, ...
 */
 static int lmns_ns_kind(lua_State *L)
 {
+	lmns_checknomore(L, 1);
 	lua_pushstring(L, lmns_ns_check(L, 1)->kind);
 	return 1;
 }
@@ -387,7 +398,10 @@ Join the namespace, like nsenter(1).
 */
 static int lmns_ns_enter(lua_State *L)
 {
-	lmns_ns *ns = lmns_ns_checkopen(L, 1);
+	lmns_ns *ns;
+
+	lmns_checknomore(L, 1);
+	ns = lmns_ns_checkopen(L, 1);
 
 	if (ns->nstype == CLONE_NEWNS)
 		lmns_libmount_preload();	/* the new root may lack it */
@@ -407,7 +421,11 @@ Close the handle; closing twice is harmless.
 */
 static int lmns_ns_eq(lua_State *L)
 {
-	lmns_ns *a = lmns_ns_check(L, 1), *b = lmns_ns_check(L, 2);
+	lmns_ns *a, *b;
+
+	lmns_checknomore(L, 2);
+	a = lmns_ns_check(L, 1);
+	b = lmns_ns_check(L, 2);
 
 	lua_pushboolean(L, a->ino == b->ino && a->nstype == b->nstype);
 	return 1;

@@ -65,6 +65,7 @@ static int lmns_process_fork(lua_State *L)
 {
 	pid_t parent = getpid(), pid;
 
+	lmns_checknomore(L, 0);
 	fflush(NULL);
 	lmns_libmount_preload();	/* once: no child loads it after a pivot */
 	/* stack room for the child's calls, made here: a stack grown in the
@@ -99,6 +100,7 @@ static int lmns_process_pipe(lua_State *L)
 {
 	int fds[2];
 
+	lmns_checknomore(L, 0);
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return lmns_fail(L, errno, "pipe", NULL, NULL);
 	lua_pushinteger(L, fds[0]);
@@ -124,6 +126,7 @@ static int lmns_process_socketpair(lua_State *L)
 {
 	int fds[2];
 
+	lmns_checknomore(L, 0);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
 		return lmns_fail(L, errno, "socketpair", NULL, NULL);
 	lua_pushinteger(L, fds[0]);
@@ -142,7 +145,10 @@ Close an fd from `pipe`.
 */
 static int lmns_process_close(lua_State *L)
 {
-	int fd = (int)luaL_checkinteger(L, 1);
+	int fd;
+
+	lmns_checknomore(L, 1);
+	fd = lmns_checkfd(L, 1);
 
 	if (close(fd) != 0)
 		return lmns_fail(L, errno, "close", NULL, NULL);
@@ -164,14 +170,12 @@ Make newfd a copy of oldfd (closing newfd first), e.g. a child's stdout
 */
 static int lmns_process_dup2(lua_State *L)
 {
-	lua_Integer oldfd = luaL_checkinteger(L, 1);
-	lua_Integer newfd = luaL_checkinteger(L, 2);
+	int oldfd, newfd;
 
-	luaL_argcheck(L, oldfd >= 0 && oldfd <= INT_MAX, 1,
-		      "a file descriptor expected");
-	luaL_argcheck(L, newfd >= 0 && newfd <= INT_MAX, 2,
-		      "a file descriptor expected");
-	if (dup2((int)oldfd, (int)newfd) < 0)
+	lmns_checknomore(L, 2);
+	oldfd = lmns_checkfd(L, 1);
+	newfd = lmns_checkfd(L, 2);
+	if (dup2(oldfd, newfd) < 0)
 		return lmns_fail(L, errno, "dup2", NULL, NULL);
 	lua_pushboolean(L, 1);
 	return 1;
@@ -280,6 +284,7 @@ static int lmns_process_ignore_sigpipe(lua_State *L)
 {
 	struct sigaction sa;
 
+	lmns_checknomore(L, 0);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_IGN;
 	sigemptyset(&sa.sa_mask);
@@ -292,11 +297,14 @@ static int lmns_process_ignore_sigpipe(lua_State *L)
 
 static int lmns_process_write(lua_State *L)
 {
-	int fd = (int)luaL_checkinteger(L, 1);
+	int fd, err;
 	size_t len;
-	const char *s = luaL_checklstring(L, 2, &len);
-	int err = lmns_write_all(fd, s, len);
+	const char *s;
 
+	lmns_checknomore(L, 2);
+	fd = lmns_checkfd(L, 1);
+	s = luaL_checklstring(L, 2, &len);
+	err = lmns_write_all(fd, s, len);
 	if (err)
 		return lmns_fail(L, err, "write", NULL, NULL);
 	lua_pushboolean(L, 1);
@@ -376,12 +384,15 @@ Read an fd until end of file.
  */
 static int lmns_process_read_all(lua_State *L)
 {
-	int fd = (int)luaL_checkinteger(L, 1);
-	double timeout = luaL_optnumber(L, 2, -1);
-	double deadline = lmns_now() + timeout;
+	int fd;
+	double timeout, deadline;
 	ssize_t n;
 	luaL_Buffer b;
 
+	lmns_checknomore(L, 2);
+	fd = lmns_checkfd(L, 1);
+	timeout = lmns_opttimeout(L, 2);
+	deadline = lmns_now() + timeout;
 	luaL_buffinit(L, &b);
 	while ((n = lmns_process_read_step(L, &b, fd, LUAL_BUFFERSIZE, timeout,
 					   deadline)) > 0)
@@ -415,15 +426,19 @@ negative: no limit
  */
 static int lmns_process_read_exact(lua_State *L)
 {
-	int fd = (int)luaL_checkinteger(L, 1);
-	lua_Integer n = luaL_checkinteger(L, 2);
-	double timeout = luaL_optnumber(L, 3, -1);
-	double deadline = lmns_now() + timeout;
+	int fd;
+	lua_Integer n;
+	double timeout, deadline;
 	size_t want, got = 0;
 	ssize_t r = 1;
 	const char *op = "read";
 	char small[256], *buf = small;
 
+	lmns_checknomore(L, 3);
+	fd = lmns_checkfd(L, 1);
+	n = luaL_checkinteger(L, 2);
+	timeout = lmns_opttimeout(L, 3);
+	deadline = lmns_now() + timeout;
 	luaL_argcheck(L, n >= 0, 2, "a length >= 0 expected");
 	want = (size_t)n;
 	/* a frame's body is read whole into one block of its size, then
@@ -467,12 +482,14 @@ child filled the other pipe).
 static int lmns_process_read_outputs(lua_State *L)
 {
 	int fds[2], open[2] = { 1, 1 }, i;
-	double timeout = luaL_optnumber(L, 3, -1);
-	double deadline = lmns_now() + timeout;
+	double timeout, deadline;
 	char buf[8192];
 
-	fds[0] = (int)luaL_checkinteger(L, 1);
-	fds[1] = (int)luaL_checkinteger(L, 2);
+	lmns_checknomore(L, 3);
+	fds[0] = lmns_checkfd(L, 1);
+	fds[1] = lmns_checkfd(L, 2);
+	timeout = lmns_opttimeout(L, 3);
+	deadline = lmns_now() + timeout;
 	lua_settop(L, 3);
 	lua_pushliteral(L, "");	/* 4: fd1's data */
 	lua_pushliteral(L, "");	/* 5: fd2's data */
@@ -569,6 +586,7 @@ static int lmns_process_execvp(lua_State *L)
 	int n, i, fds[3] = { -1, -1, -1 };
 	const char **argv, **envp = NULL;
 
+	lmns_checknomore(L, 2);
 	luaL_checktype(L, 1, LUA_TTABLE);
 	n = (int)lua_rawlen(L, 1);
 	if (n < 1)
@@ -650,10 +668,12 @@ not reaped)
 static int lmns_process_waitpid(lua_State *L)
 {
 	static const char *const hows[] = { "block", "nohang", NULL };
-	pid_t pid = (pid_t)luaL_checkinteger(L, 1);
-	int flags = lmns_checkoption(L, 2, "block", hows) == 1 ? WNOHANG : 0;
-	int status;
-	pid_t got;
+	pid_t pid, got;
+	int flags, status;
+
+	lmns_checknomore(L, 2);
+	pid = lmns_checkpid(L, 1);
+	flags = lmns_checkoption(L, 2, "block", hows) == 1 ? WNOHANG : 0;
 
 	while ((got = waitpid(pid, &status, flags)) < 0) {
 		if (errno != EINTR)
@@ -697,11 +717,12 @@ Send a signal to a process.
 /* kill(pid, [sig="KILL"]) - only ever called with PIDs mountns started */
 static int lmns_process_kill(lua_State *L)
 {
-	pid_t pid = (pid_t)luaL_checkinteger(L, 1);
-	int sig = signums[lmns_checkoption(L, 2, "KILL", signames)];
+	pid_t pid;
+	int sig;
 
-	if (pid <= 0)
-		return luaL_argerror(L, 1, "a positive PID expected");
+	lmns_checknomore(L, 2);
+	pid = lmns_checkpid(L, 1);
+	sig = signums[lmns_checkoption(L, 2, "KILL", signames)];
 	if (kill(pid, sig) != 0)
 		return lmns_fail(L, errno, "kill", NULL, NULL);
 	lua_pushboolean(L, 1);
@@ -727,9 +748,12 @@ static int lmns_process_signalfd(lua_State *L)
 		"INT", "TERM", "HUP", "USR1", "USR2", NULL
 	};
 	static const int nums[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
-	int opt = luaL_checkoption(L, 1, NULL, names), fd;
+	int opt, fd;
 	char what[16];
 	sigset_t set;
+
+	lmns_checknomore(L, 1);
+	opt = lmns_checkoption(L, 1, NULL, names);
 
 	snprintf(what, sizeof what, "SIG%s", names[opt]);
 	sigemptyset(&set);
@@ -1063,8 +1087,10 @@ handlers and Lua finalizers a forked child must not run twice.
 /* _exit(code) - leave a forked child without running the parent's atexit */
 static int lmns_process_exit(lua_State *L)
 {
-	int code = (int)luaL_optinteger(L, 1, 0);
+	int code;
 
+	lmns_checknomore(L, 1);
+	code = (int)luaL_optinteger(L, 1, 0);
 	fflush(NULL);
 	_exit(code);
 	return 0;
@@ -1213,9 +1239,12 @@ it: never call it in a process that goes on.
 */
 static int lmns_process_fresh_heap(lua_State *L)
 {
-	lua_Integer mb = luaL_optinteger(L, 1, 16);
-	lua_Number every = luaL_optnumber(L, 2, 16);
+	lua_Integer mb;
+	lua_Number every;
 
+	lmns_checknomore(L, 2);
+	mb = luaL_optinteger(L, 1, 16);
+	every = luaL_optnumber(L, 2, 16);
 	luaL_argcheck(L, mb >= 1 && mb <= 4096, 1, "a size in MB from 1 to 4096 expected");
 	luaL_argcheck(L, every >= 0.0625 && every <= 4096, 2,
 		      "a period in MB from 0.0625 to 4096 expected");
@@ -1277,6 +1306,7 @@ The PID of the calling process.
 */
 static int lmns_process_getpid(lua_State *L)
 {
+	lmns_checknomore(L, 0);
 	lua_pushinteger(L, getpid());
 	return 1;
 }
@@ -1289,6 +1319,7 @@ The real and effective user IDs.
 */
 static int lmns_process_getuid(lua_State *L)
 {
+	lmns_checknomore(L, 0);
 	lua_pushinteger(L, getuid());
 	lua_pushinteger(L, geteuid());
 	return 2;
@@ -1309,11 +1340,13 @@ The number of open fds of this process, to catch fd leaks.
  */
 static int lmns_process_open_fds(lua_State *L)
 {
-	int dfd = lmns_procfs_openat(L, "self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd;
 	DIR *d;
 	struct dirent *e;
 	lua_Integer n = 0;
 
+	lmns_checknomore(L, 0);
+	dfd = lmns_procfs_openat(L, "self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(d = fdopendir(dfd))) {
 		int err = errno;
 
@@ -1345,6 +1378,7 @@ static int lmns_process_flush_stdout(lua_State *L)
 {
 	int pending = __fpending(stdout) > 0;
 
+	lmns_checknomore(L, 0);
 	if (pending)
 		fflush(stdout);
 	lua_pushboolean(L, pending);
@@ -1358,6 +1392,7 @@ Seconds on the monotonic clock, for timing.
 */
 static int lmns_process_clock(lua_State *L)
 {
+	lmns_checknomore(L, 0);
 	lua_pushnumber(L, lmns_now());
 	return 1;
 }

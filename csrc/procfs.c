@@ -68,8 +68,12 @@ Pin a /proc: later look-ups of this Lua state (`mountinfo`, `namespace`,
 /* pin_proc([path="/proc"]) - resolve later /proc look-ups through path */
 static int lmns_proc_pin(lua_State *L)
 {
-	const char *path = lmns_optpath(L, 1, "/proc");
-	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	const char *path;
+	int fd;
+
+	lmns_checknomore(L, 1);
+	path = lmns_optpath(L, 1, "/proc");
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return lmns_fail(L, errno, "pin_proc", path, NULL);
@@ -86,6 +90,7 @@ Close the pinned /proc fd; look-ups use the path /proc again.
 */
 static int lmns_proc_unpin(lua_State *L)
 {
+	lmns_checknomore(L, 0);
 	lmns_proc_unpin_fd(L);
 	return 0;
 }

@@ -669,6 +669,7 @@ static int lmns_statmount_listmount(lua_State *L)
 	lmns_builder rb;
 	lmns_pipe *pipe = NULL;
 
+	lmns_checknomore(L, 1);
 	lua_settop(L, 1);
 	lmns_checkkeys(L, 1, known);
 	stat = lmns_optbool(L, 1, "stat", 0);
@@ -838,6 +839,7 @@ static int lmns_statmount_statmount(lua_State *L)
 	lmns_smfirst first;
 	lmns_builder rb;
 
+	lmns_checknomore(L, 2);
 	lua_settop(L, 2);
 	lmns_checkkeys(L, 2, known);
 	from = lmns_optbool(L, 2, "propagate_from", 0);

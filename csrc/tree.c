@@ -335,9 +335,12 @@ form of mountinfo fields: `format.mangle`)
 static int lmns_tree_escape(lua_State *L)
 {
 	size_t len, elen = 0, i, cols;
-	const char *s = luaL_checklstring(L, 1, &len);
-	const char *extra = luaL_optlstring(L, 2, NULL, &elen);
+	const char *s, *extra;
 	luaL_Buffer b;
+
+	lmns_checknomore(L, 2);
+	s = luaL_checklstring(L, 1, &len);
+	extra = luaL_optlstring(L, 2, NULL, &elen);
 
 	i = lmns_clean_run(s, len, extra, elen, &cols);
 	if (i == len) {		/* the common case: no copy */
@@ -378,6 +381,7 @@ static int lmns_tree_text(lua_State *L)
 	char *seen, *lastflags, num[64];
 	luaL_Buffer b;
 
+	lmns_checknomore(L, 2);
 	luaL_checktype(L, 1, LUA_TTABLE);
 	extra = luaL_optlstring(L, 2, NULL, &elen);
 	lua_settop(L, 2);
@@ -636,6 +640,7 @@ static int lmns_tree_json(lua_State *L)
 	size_t len;
 	const char *s;
 
+	lmns_checknomore(L, 1);
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_settop(L, 1);
 	lmns_out_init(L, &o, 4096);

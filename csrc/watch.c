@@ -80,11 +80,6 @@ static const lmns_class poller_class = {
 	POLLER_MT, "poller", sizeof(lmns_poller), lmns_poller_name
 };
 
-static double lmns_watch_opttimeout(lua_State *L, int arg)
-{
-	return lua_isnoneornil(L, arg) ? -1 : luaL_checknumber(L, arg);
-}
-
 /* ---- fanotify mount watch ---------------------------------------------- */
 
 /***
@@ -101,9 +96,12 @@ CAP_SYS_ADMIN over the namespace's user namespace.
 */
 static int lmns_watch_fanotify(lua_State *L)
 {
-	lmns_ns *ns = lmns_ns_checkarg(L, 1, "mnt");
+	lmns_ns *ns;
 	lmns_watch *w;
 	int fd, err;
+
+	lmns_checknomore(L, 1);
+	ns = lmns_ns_checkarg(L, 1, "mnt");
 
 	/* the handle exists, closed, before the group does: no leak */
 	w = lmns_handle_new(L, &watch_class);
@@ -190,14 +188,17 @@ static void lmns_watch_parse(lua_State *L, const char *buf, size_t len)
  */
 static int lmns_watch_read(lua_State *L)
 {
-	lmns_watch *w = lmns_handle_checkopen(L, 1, &watch_class);
-	double timeout = lmns_watch_opttimeout(L, 2);
+	lmns_watch *w;
+	double timeout;
 	struct pollfd pfd;
 	union {
 		struct fanotify_event_metadata md;	/* for alignment */
 		char b[8192];
 	} buf;
 
+	lmns_checknomore(L, 2);
+	w = lmns_handle_checkopen(L, 1, &watch_class);
+	timeout = lmns_opttimeout(L, 2);
 	pfd.fd = w->h.fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
@@ -240,9 +241,9 @@ static int lmns_poller_open(lua_State *L)
 	lmns_poller *p;
 	long pid = 0;
 
+	lmns_checknomore(L, 1);
 	if (!lua_isnoneornil(L, 1)) {
-		pid = (long)luaL_checkinteger(L, 1);
-		luaL_argcheck(L, pid > 0, 1, "PID must be positive");
+		pid = lmns_checkpid(L, 1);
 		snprintf(path, sizeof path, "%ld/mountinfo", pid);
 	} else {
 		snprintf(path, sizeof path, "self/mountinfo");
@@ -276,10 +277,14 @@ static int lmns_poller_changed(const struct pollfd *pfd)
  */
 static int lmns_poller_wait(lua_State *L)
 {
-	lmns_poller *p = lmns_handle_checkopen(L, 1, &poller_class);
-	double timeout = lmns_watch_opttimeout(L, 2);
+	lmns_poller *p;
+	double timeout;
 	struct pollfd pfd;
 	int rc;
+
+	lmns_checknomore(L, 2);
+	p = lmns_handle_checkopen(L, 1, &poller_class);
+	timeout = lmns_opttimeout(L, 2);
 
 	pfd.fd = p->h.fd;
 	pfd.events = POLLPRI;
@@ -307,7 +312,8 @@ next change.
 */
 static int lmns_watch_wait_any(lua_State *L)
 {
-	double timeout = lmns_watch_opttimeout(L, 1);
+	/* the objects are the arguments after the timeout: no extra one */
+	double timeout = lmns_opttimeout(L, 1);
 	int n = lua_gettop(L) - 1, i;
 	struct pollfd *pfd;
 
@@ -319,11 +325,7 @@ static int lmns_watch_wait_any(lua_State *L)
 				     i + 2, &watch_class))->fd;
 			pfd[i].events = POLLIN;
 		} else if (lua_type(L, i + 2) == LUA_TNUMBER) {
-			lua_Integer fd = luaL_checkinteger(L, i + 2);
-
-			luaL_argcheck(L, fd >= 0 && fd <= INT_MAX, i + 2,
-				      "a file descriptor expected");
-			pfd[i].fd = (int)fd;
+			pfd[i].fd = lmns_checkfd(L, i + 2);
 			pfd[i].events = POLLIN;
 		} else if (luaL_testudata(L, i + 2, POLLER_MT)) {
 			pfd[i].fd = ((lmns_handle *)lmns_handle_checkopen(L,

@@ -1,7 +1,7 @@
 /*
- * harness.h - what both libFuzzer harnesses share: a Lua state with the
+ * harness.h - what the libFuzzer harnesses share: a Lua state with the
  * module's core linked in, and the core function under test kept in the
- * registry as "fuzz.parse".
+ * registry as "fuzz.parse" (or the whole core as "fuzz.core").
  */
 #ifndef LMNS_FUZZ_HARNESS_H
 #define LMNS_FUZZ_HARNESS_H
@@ -19,7 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static lua_State *lmns_fuzz_L;
 
-/* Open the state once and keep mountns.core[fname] as "fuzz.parse". */
+/* Open the state once and keep mountns.core[fname] as "fuzz.parse" (with
+ * fname NULL, the whole module as "fuzz.core"). */
 static void lmns_fuzz_open(const char *fname)
 {
 	lua_State *L = luaL_newstate();
@@ -28,8 +29,12 @@ static void lmns_fuzz_open(const char *fname)
 		abort();
 	luaL_openlibs(L);
 	luaL_requiref(L, "mountns.core", luaopen_mountns_core, 0);
-	lua_getfield(L, -1, fname);
-	lua_setfield(L, LUA_REGISTRYINDEX, "fuzz.parse");
+	if (fname) {
+		lua_getfield(L, -1, fname);
+		lua_setfield(L, LUA_REGISTRYINDEX, "fuzz.parse");
+	} else {
+		lua_setfield(L, LUA_REGISTRYINDEX, "fuzz.core");
+	}
 	lua_settop(L, 0);
 	lmns_fuzz_L = L;
 }

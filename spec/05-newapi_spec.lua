@@ -81,7 +81,7 @@ describe("new mount API", function()
         local m = assert(mountns.fsmount("tmpfs", {}, {}))
         local userns = userns_handle("0 0 1")
         local ok, err = mountns.mount_setattr(m, { idmap = userns })
-        local f = core.fanotify_mounts(assert(mountns.namespace()))
+        local f = core.fanotify_mounts((assert(mountns.namespace())))
         if f then f:close() end
         return ok and true or err, f and true or false
       end)
@@ -604,8 +604,8 @@ describe("new mount API", function()
           assert(mountns.mount_setattr("/tmp", { nosuid = i % 2 == 0 }))
           assert(mountns.move_mount("/no/such", base) == nil)
           if i % 100 == 0 then   -- a temporary fd, referenced only by the call
-            assert(mountns.move_mount(assert(mountns.fsmount("tmpfs", {})), base .. "/a"))
-            assert(mountns.statmount(assert(mountns.open_tree(base .. "/a"))))
+            assert(mountns.move_mount((assert(mountns.fsmount("tmpfs", {}))), base .. "/a"))
+            assert(mountns.statmount((assert(mountns.open_tree(base .. "/a")))))
           end
         end
         local m = assert(mountns.fsmount("tmpfs", {}))

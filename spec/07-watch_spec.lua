@@ -13,7 +13,7 @@ local scenario, isolate = mountns.scenario, mountns.isolate
 -- Whether this kernel reports mount events through fanotify (6.15+), asked
 -- in an isolated child: the watch is armed on a throw-away namespace.
 local has_fanotify = isolate(function()
-  local w = core.fanotify_mounts(assert(mountns.namespace()))
+  local w = core.fanotify_mounts((assert(mountns.namespace())))
   if w then w:close() end
   return w ~= nil
 end)
@@ -104,7 +104,7 @@ describe("watch", function()
       local r = isolate(function()
         local base = helper.sandbox()
         assert(mountns.mkdir(base .. "/a"))
-        local w = assert(core.fanotify_mounts(assert(mountns.namespace())))
+        local w = assert(core.fanotify_mounts((assert(mountns.namespace()))))
         local empty = assert(w:read(0))
         assert(mountns.mount("a", base .. "/a", "tmpfs"))
         local uid = mountns.mounts():find(base .. "/a").unique_id

@@ -140,7 +140,7 @@ describe("mountns show start-up", function()
       assert(mountns.chdir("/"))
       assert(mountns.umount("/old", "detach"))
       local f = io.open("/lib")
-      local t, err = mountns.parse_mountinfo(assert(core.read_mountinfo()))
+      local t, err = mountns.parse_mountinfo((assert(core.read_mountinfo())))
       io.write(f and "lib" or "nolib", " ", tostring(t and #t or err))
       -- a /proc again, for what runs at exit (LeakSanitizer under make asan,
       -- which runs as root); not asserted: in a user namespace the kernel
