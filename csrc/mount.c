@@ -416,9 +416,12 @@ a path (the old root after `pivot_root`, as runc does). Close it with
 */
 static int lmns_mount_open_dir(lua_State *L)
 {
-	const char *path = lmns_checkpath(L, 1);
-	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	const char *path;
+	int fd;
 
+	lmns_checknomore(L, 1);
+	path = lmns_checkpath(L, 1);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return lmns_fail(L, errno, "open_dir", path, NULL);
 	lua_pushinteger(L, fd);
@@ -437,10 +440,11 @@ Change the working directory to a directory fd (`open_dir`).
 */
 static int lmns_mount_fchdir(lua_State *L)
 {
-	lua_Integer fd = luaL_checkinteger(L, 1);
+	int fd;
 
-	luaL_argcheck(L, fd >= 0 && fd <= INT_MAX, 1, "a file descriptor expected");
-	return lmns_mount_result(L, fchdir((int)fd), "fchdir", NULL, NULL);
+	lmns_checknomore(L, 1);
+	fd = lmns_checkfd(L, 1);
+	return lmns_mount_result(L, fchdir(fd), "fchdir", NULL, NULL);
 }
 
 /* mkdir -p: create each missing component; an existing directory is fine. */

@@ -439,7 +439,11 @@ static int lmns_process_read_exact(lua_State *L)
 	n = luaL_checkinteger(L, 2);
 	timeout = lmns_opttimeout(L, 3);
 	deadline = lmns_now() + timeout;
-	luaL_argcheck(L, n >= 0, 2, "a length >= 0 expected");
+	/* the body's block is allocated before the read: a length no
+	 * frame can have (mountns.child.MAX_BYTES is 64 MiB) is refused as an
+	 * argument, not met as a failed allocation */
+	luaL_argcheck(L, n >= 0 && n <= INT_MAX, 2,
+		      "a length from 0 to 2^31-1 expected");
 	want = (size_t)n;
 	/* a frame's body is read whole into one block of its size, then
 	 * copied once into its string: the caller's peak is twice the body
@@ -956,7 +960,7 @@ child), not the others (they are not). Only for PIDs the caller started.
 */
 static int lmns_process_kill_tree(lua_State *L)
 {
-	lua_Integer arg = luaL_checkinteger(L, 1);
+	lua_Integer arg;
 	pid_t root, me = getpid();
 	struct lmns_pids l = { NULL, 0, 0 };
 	size_t i;
@@ -964,7 +968,8 @@ static int lmns_process_kill_tree(lua_State *L)
 	double deadline;
 	lua_Integer killed = 0;
 
-	luaL_argcheck(L, arg > 0 && arg <= INT_MAX, 1, "a positive PID expected");
+	lmns_checknomore(L, 1);
+	arg = lmns_checkpid(L, 1);
 	root = (pid_t)arg;
 	self = root == me;
 	if (self) {
@@ -1036,6 +1041,7 @@ this process finds it.
 */
 static int lmns_process_child_subreaper(lua_State *L)
 {
+	lmns_checknomore(L, 0);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
 		return lmns_fail(L, errno, "prctl PR_SET_CHILD_SUBREAPER", NULL, NULL);
 	lua_pushboolean(L, 1);
@@ -1062,6 +1068,7 @@ static int lmns_process_drop_capabilities(lua_State *L)
 	struct __user_cap_data_struct data[2];
 	int cap;
 
+	lmns_checknomore(L, 0);
 	for (cap = 0; cap < 64; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
 			return lmns_fail(L, errno, "drop_capabilities", NULL, NULL);
