@@ -11,7 +11,15 @@
 --   none of them can add a line or drive the terminal;
 -- - SIGINT stops the run at once: the runner kills the script's child
 --   (its scenario processes die with it), prints the summary so far with
---   "interrupted" and returns 130.
+--   "interrupted" and returns 130; SIGTERM the same, "terminated", 143;
+-- - bounds belong to the process that waits: a scenario's process is
+--   bounded by its script's process (isolate), the script's process by the
+--   runner, which never blocks on it (a pipe ended without "done": its
+--   exit waited for in the main loop, --timeout at most);
+-- - the runner's pipes are the script's process's alone (no scenario's
+--   process inherits them: child.keep_from_children), and every frame on
+--   them is checked (`event_problem`): anything else is a protocol error
+--   that fails the file, never a crash, never an extra "ok".
 -- The runner's results come from the child as mountns.child frames on a
 -- second pipe, and the child waits for the runner's acknowledgement (a
 -- third pipe) before it goes on: so everything in the stdout pipe when the
@@ -243,10 +251,12 @@ end
 -- the model cannot follow (`ns:run`, `ns:exec`, methods it has not) are
 -- listed after the scenario's line as `note:` lines (true, or the
 -- mirror's options).
--- SIGINT is blocked from here on (it stays so when run returns: the
--- caller is about to exit) and read from a signalfd while it runs.
+-- SIGINT and SIGTERM are blocked from here on (they stay so when run
+-- returns: the caller is about to exit) and read from signalfds while it
+-- runs.
 -- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
--- exit, 130 interrupted
+-- exit (or the runner itself failed: "stopped"), 130 interrupted, 143
+-- terminated
 -- @return[2] nil
 -- @treturn[2] string "signalfd SIGINT: strerror (ENAME)"
 function M.run(files, opts)
