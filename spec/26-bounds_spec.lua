@@ -293,6 +293,41 @@ describe("bounds a scenario cannot defeat", function()
       assert.matches("\n12 passed, 0 failed\nexit=0$", out)
     end)
 
+    it("a failure of the runner itself (out of memory): the summary so far, exit 1", function()
+      local a = write("mem1.lua", passing("first", "f"))
+      local b = write("mem2.lua", [[
+        local mountns = require "mountns"
+        local core = require "mountns.core"
+        assert(io.open("]] .. dir .. [[/mem.go", "w")):close()
+        mountns.scenario("slow", function()
+          print("started " .. core.getpid()); io.stdout:flush()
+          core.read_all((core.pipe()), 30)
+        end)
+      ]])
+      -- the runner's wait fails once the second file started (and made mem.go)
+      local driver = write("nomem.lua", [[
+        local core = require "mountns.core"
+        local wait_any = core.wait_any
+        core.wait_any = function(...)
+          local ready = { wait_any(...) }
+          if io.open("]] .. dir .. [[/mem.go") then error("not enough memory", 0) end
+          return (table.unpack or unpack)(ready)
+        end
+        local args = { "-j", "1", "]] .. a .. [[", "]] .. b .. [[" }
+        if arg[1] then table.insert(args, 1, arg[1]) end
+        os.exit(require("mountns.runner").command(args, {}))
+      ]])
+      for _, mode in ipairs { "", "--tap" } do
+        os.remove(dir .. "/mem.go")
+        local out = bounded(driver .. " " .. mode)
+        local tap = mode ~= ""
+        assert.matches("^" .. (tap and "TAP version 14\nok 1 %- first" or "ok   first %(%d+ ms%)")
+          .. "\n# started %d+\n" .. (tap and "Bail out! stopped: not enough memory\n# " or "")
+          .. "1 passed, 0 failed %(stopped: not enough memory%)\nexit=1$", out)
+        assert.is_nil(helper.wait_gone(out:match("started (%d+)")))
+      end
+    end)
+
     it("out of fds in a script's process: that scenario fails naming EMFILE", function()
       local f = write("hog.lua", [[
         local mountns = require "mountns"
