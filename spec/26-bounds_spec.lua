@@ -205,13 +205,25 @@ describe("bounds a scenario cannot defeat", function()
           why = "a result event whose notes are not a list of strings" },
         { ev = '{ "verdict", ok = true }', why = 'an event of unknown kind "verdict"' },
         { ev = '"result"', why = "an event that is a string, not a table" },
+        { ev = '{ "start", name = "A", timeout = 0 }',
+          why = "a start event whose timeout is 0 %(seconds > 0 expected%)" },
+        -- one verdict per scenario started
+        { ev = '{ "start", name = "A", timeout = 9 }',
+          ev2 = '{ "result", name = "B", ok = true, secs = 0 }',
+          why = 'the result of scenario "B" while scenario "A" runs' },
+        { ev = '{ "start", name = "A", timeout = 9 }', ev2 = '{ "done", ok = true }',
+          why = 'a done event while scenario "A" runs' },
+        { ev = '{ "start", name = "A", timeout = 9 }',
+          ev2 = '{ "start", name = "A", timeout = 9 }',
+          why = 'a start event while scenario "A" runs' },
         { raw = "oZZZZZZZZ", why = "a corrupt frame header" },
         { raw = "o00000002" .. "1;", why = "mountns.child: corrupt message at byte 3" },
         { raw = "x00000002" .. "0;", why = 'a frame of kind "x"' },
       }
       for i, c in ipairs(cases) do
         local f = write("event" .. i .. ".lua", passing("first", "f")
-          .. write_everywhere(c.ev, c.raw) .. "while true do end\n")
+          .. write_everywhere(c.ev, c.raw) .. (c.ev2 and write_everywhere(c.ev2) or "")
+          .. "while true do end\n")
         local g = write("next" .. i .. ".lua", passing("next file", "n", "next"))
         local out = run("-j 1 " .. f .. " " .. g)
         assert.matches("^ok   first %(%d+ ms%)\nFAIL " .. f:gsub("%p", "%%%0")
@@ -227,6 +239,7 @@ describe("bounds a scenario cannot defeat", function()
         { "result", name = "n", ok = false, err = "e", secs = 1.5, dot = "d", golden = "g",
           notes = { "a", "b" } },
         { "done", ok = true }, { "done", ok = false, err = "why" },
+        { "start", name = "n", timeout = 0.5 },
       }
       for _, ev in ipairs(good) do assert.is_nil(runner.event_problem(ev)) end
       local bad = {
@@ -243,10 +256,34 @@ describe("bounds a scenario cannot defeat", function()
         { "result", name = "n", ok = true, secs = 0, [2] = "x" },
         { "done" }, { "done", ok = true, err = 3 }, { "done", ok = true, name = "x" },
         { ok = true }, {}, 42, nil,
+        { "start", name = "n" }, { "start", timeout = 1 }, { "start", name = "n", timeout = -1 },
+        { "start", name = "n", timeout = 0 / 0 }, { "start", name = "n", timeout = "1" },
       }
-      for i = 1, 20 do
+      for i = 1, 25 do
         assert.is_string(runner.event_problem(bad[i]), "case " .. i)
       end
+    end)
+
+    it("a scenario that stops its script's process is killed by the runner, the run goes on",
+      function()
+      -- the script's process cannot report it: the runner, told that the
+      -- scenario started, waits its timeout and 5 s more
+      local f = write("stopper.lua", [[
+        local mountns = require "mountns"
+        local core = require "mountns.core"
+        local parent = core.getpid()
+        mountns.scenario("stops its parent", function()
+          core.kill(parent, "STOP")
+          while true do end
+        end, { timeout = 0.5 })
+        mountns.scenario("never runs", function() end)
+      ]])
+      local g = write("after-stop.lua", passing("next file", "n", "next"))
+      local out = run("-j 1 " .. f .. " " .. g)
+      assert.matches("^FAIL stops its parent %(5500 ms%)\n    ran past its timeout of 0%.5 s: "
+        .. "its script's process did not report it within 5 s more and was killed %(the rest "
+        .. "of " .. f:gsub("%p", "%%%0") .. " did not run%)\n# mounted next\nok   next file "
+        .. "%(%d+ ms%)\n1 passed, 1 failed\nexit=1$", out)
     end)
 
     it("a script's process that closes the runner's pipe and loops is killed at --timeout",
@@ -298,11 +335,9 @@ describe("bounds a scenario cannot defeat", function()
       local b = write("mem2.lua", [[
         local mountns = require "mountns"
         local core = require "mountns.core"
+        print("started " .. core.getpid()); io.stdout:flush()
         assert(io.open("]] .. dir .. [[/mem.go", "w")):close()
-        mountns.scenario("slow", function()
-          print("started " .. core.getpid()); io.stdout:flush()
-          core.read_all((core.pipe()), 30)
-        end)
+        mountns.scenario("slow", function() core.read_all((core.pipe()), 30) end)
       ]])
       -- the runner's wait fails once the second file started (and made mem.go)
       local driver = write("nomem.lua", [[

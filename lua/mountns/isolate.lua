@@ -11,7 +11,8 @@ local argcheck = require "mountns.args"
 local child_proto = require "mountns.child"
 
 local M = {}
-local DEFAULT_TIMEOUT = 60
+--- A child's timeout when the caller gives none, in seconds.
+M.DEFAULT_TIMEOUT = 60
 
 --- debug.traceback cut at the first frame of lua/mountns/<module>.lua
 -- (see mountns.child.traceback).
@@ -183,7 +184,7 @@ local function spawn(setup, opts, level, fn, ...)
   -- the child and the pipe behind
   argcheck.options(opts, "isolate_with", 1, { "timeout" }, level + 1)
   local timeout = argcheck.seconds(opts.timeout, "isolate_with", 1, "option 'timeout'",
-    level + 1) or DEFAULT_TIMEOUT
+    level + 1) or M.DEFAULT_TIMEOUT
   -- probed once here, not in every child (the cache is inherited by fork);
   -- asked once per process (each call builds a table)
   if not probed then

@@ -87,16 +87,24 @@ local SIGNALS = {
 local EVENTS = {
   result = { name = "string", ok = "boolean", err = "string?", secs = "number",
              dot = "string?", golden = "string?", notes = "table?" },
+  start = { name = "string", timeout = "number" },
   done = { ok = "boolean", err = "string?" },
 }
+
+-- How long after a scenario's timeout the runner waits for its result
+-- before it kills the script's process: the script's process kills the
+-- scenario at its timeout and reports it at once; this is for a script's
+-- process that cannot (stopped, wedged)
+local GRACE = 5
 
 --- What is wrong with an event from a script's process, or nil: the
 -- runner takes nothing it has not checked (a field of the wrong type
 -- would crash the report; an unknown one would be a silent lie). An event
--- is `{kind, field = value...}`: a `result` has `name` (a string), `ok`
--- (a boolean), `secs` (a finite number >= 0), `err`, `dot`, `golden`
--- (strings, or nil) and `notes` (nil or a list of strings); a `done` has
--- `ok` and `err`; nothing else.
+-- is `{kind, field = value...}`: a `start` (a kernel scenario begins)
+-- has `name` (a string) and `timeout` (seconds > 0); a `result` has
+-- `name`, `ok` (a boolean), `secs` (a finite number >= 0), `err`, `dot`,
+-- `golden` (strings, or nil) and `notes` (nil or a list of strings); a
+-- `done` has `ok` and `err`; nothing else.
 -- @param ev the decoded event
 -- @treturn ?string the problem
 function M.event_problem(ev)
@@ -120,6 +128,10 @@ function M.event_problem(ev)
   end
   if ev.secs and not (ev.secs >= 0 and ev.secs < math.huge) then
     return "a result event whose secs is " .. tostring(ev.secs) .. " (a duration expected)"
+  end
+  if ev.timeout and not (ev.timeout > 0 and ev.timeout < math.huge) then
+    return "a start event whose timeout is " .. tostring(ev.timeout)
+      .. " (seconds > 0 expected)"
   end
   if ev.notes then
     local count = 0
@@ -181,6 +193,9 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
       dot = opts.dot and true or nil, golden = opts.golden and true or nil,
       timeout = opts.timeout, model = opts.model and true or nil, both = opts.both,
       linux = opts.linux,
+      start = function(name, timeout)
+        send(ev_w, { "start", name = name, timeout = timeout })
+      end,
       report = function(name, passed, e, secs, dot, golden, notes)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
@@ -497,7 +512,19 @@ function M.run(files, opts)
     local problem = M.event_problem(ev)
     if problem then return broken(st, problem) end
     if st.done then return broken(st, "an event after its \"done\"") end
-    if ev[1] == "result" then
+    -- one verdict per scenario started: a start, then its result (a model
+    -- scenario, run in the script's process, sends no start)
+    local started = st.started
+    if started and (ev[1] ~= "result" or ev.name ~= started.name) then
+      return broken(st, string.format("%s while scenario %s runs", ev[1] == "result" and
+        "the result of scenario " .. string.format("%q", ev.name) or "a " .. ev[1] .. " event",
+        string.format("%q", started.name)))
+    end
+    st.started = nil
+    if ev[1] == "start" then
+      st.started = { name = ev.name, timeout = ev.timeout,
+                     by = core.clock() + ev.timeout + GRACE }
+    elseif ev[1] == "result" then
       local ok, err = ev.ok, ev.err
       if ok and ev.dot and st.stem then
         st.pictures = st.pictures + 1
@@ -535,7 +562,7 @@ function M.run(files, opts)
   -- from its waitpid (the main loop waits for it, Ctrl-C heard, for the
   -- run's timeout at most: `stuck`, it was killed then).
   local function finish(st, how, code, stuck)
-    if st.broken then
+    if st.broken or st.overdue then
       core.kill(st.pid, "KILL")
       core.waitpid(st.pid)
     elseif st.done then
@@ -546,7 +573,12 @@ function M.run(files, opts)
     release(st)
     end_output(st)
     local done, path = st.done, st.path
-    if st.broken then
+    if st.overdue then
+      local sc = st.started
+      result(st, sc.name, false, string.format("ran past its timeout of %g s: its script's "
+        .. "process did not report it within %g s more and was killed (the rest of %s "
+        .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE)
+    elseif st.broken then
       result(st, path, false, "protocol error: " .. st.broken
         .. " (its process was killed: a scenario's process cannot write to the runner)", 0)
     elseif stuck then
@@ -589,6 +621,26 @@ function M.run(files, opts)
     return tick
   end
 
+  -- The scripts whose scenario is past its timeout and GRACE: their
+  -- process is killed, the scenario fails; the seconds until the next
+  -- deadline (nil: none).
+  local function look_at_overdue()
+    local tick
+    for _, st in ipairs { unpack(running) } do
+      local sc = st.started
+      if sc and not st.closing_at then
+        local left = sc.by - core.clock()
+        if left <= 0 then
+          st.overdue = true
+          finish(st)
+        else
+          tick = math.min(tick or left, left)
+        end
+      end
+    end
+    return tick
+  end
+
   local stop -- "interrupted" (SIGINT), "terminated" (SIGTERM)
   local function signalled(ready)
     for i, fd in ipairs(sigfds) do
@@ -614,7 +666,8 @@ function M.run(files, opts)
       end
       if #running == 0 then break end
       reap()
-      local tick = look_at_closing()
+      local tick, due = look_at_closing(), look_at_overdue()
+      if due then tick = math.min(tick or due, due) end
       if #running > 0 then
         local fds, owner = { unpack(sigfds) }, {}
         local function watch(fd, st)
