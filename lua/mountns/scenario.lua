@@ -288,11 +288,11 @@ function M.scenario(name, fn, opts, ...)
   -- every module deferred (mountns.lazy) is loaded here, once per process
   lazy.load_all()
   local timeout = opts.timeout or (run and run.timeout) or isolate.DEFAULT_TIMEOUT
-  -- under mountns run: the runner learns that this scenario starts, and
-  -- bounds it too (report closes it)
-  if run and run.start then run.start(title, timeout) end
   local res = pack(pcall(get_template))
   if res[1] then
+    -- under mountns run: the runner learns that the scenario's process
+    -- starts, and bounds it too (report closes it)
+    if run and run.start then run.start(title, timeout) end
     res = pack(pcall(isolate.spawn, enter_template, { timeout = timeout },
                      run_inside, fn, opts, { dot = run and run.dot and title or nil,
                                              golden = run and run.golden or nil,
