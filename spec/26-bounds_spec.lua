@@ -217,6 +217,7 @@ describe("bounds a scenario cannot defeat", function()
           ev2 = '{ "start", name = "A", timeout = 9 }',
           why = 'a start event while scenario "A" runs' },
         { raw = "oZZZZZZZZ", why = "a corrupt frame header" },
+        { raw = "o0000", why = "a frame cut short %(its rest did not come within 5 s%)" },
         { raw = "o00000002" .. "1;", why = "mountns.child: corrupt message at byte 3" },
         { raw = "x00000002" .. "0;", why = 'a frame of kind "x"' },
       }

@@ -447,7 +447,8 @@ function M.run(files, opts)
     for _ = 1, 3 do
       local r, w = core.pipe()
       if not r then err = w; break end
-      fds[#fds + 1], fds[#fds + 2] = r, w
+      fds[#fds + 1] = r
+      fds[#fds + 1] = w
     end
     local pid
     if not err then
@@ -690,12 +691,16 @@ function M.run(files, opts)
               if st.out_open then read_output(st) end
             else
               -- a frame is written whole: once it starts, the rest follows
-              local kind, body = child_proto.receive(st.ev_r)
+              -- (within GRACE, or it was cut short: Ctrl-C waits that long
+              -- at most)
+              local kind, body = child_proto.receive(st.ev_r, GRACE)
               if kind then
                 handle(st, kind, body)
               elseif body ~= "eof" then
                 broken(st, body == "corrupt frame" and "a corrupt frame header"
                   or body == "too large" and "a frame larger than mountns.child.MAX_BYTES"
+                  or body == "timeout" and string.format("a frame cut short (its rest did "
+                    .. "not come within %g s)", GRACE)
                   or tostring(body))
               end
               -- "done" is its last frame: everything it printed is in
