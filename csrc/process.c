@@ -651,19 +651,75 @@ static int lmns_process_execvp(lua_State *L)
 /***
 Wait for a child to end; with "nohang", reap it only if it has ended
 (WNOHANG): a runner reaps a child whose result is in without waiting out
-its exit (the teardown of its namespaces).
+its exit (the teardown of its namespaces). With a timeout, `block` waits
+that long at most (a pidfd polled: the standalone interpreters' Ctrl-C
+ends the wait, as it ends `read_exact`'s), so a parent bounds the wait
+for a child that does not end.
 @function waitpid
 @tparam int pid
 @tparam[opt="block"] string how `block` (wait) or `nohang`
+@tparam[opt] number timeout seconds (`block` only); absent or negative:
+no limit
 @treturn[1] string "exited"
 @treturn[1] int the exit status
 @treturn[2] string "killed"
 @treturn[2] string the signal's name, e.g. "SIGKILL"
 @treturn[2] int the signal number
-@treturn[3] string "running" (`nohang`: the child has not ended; it is
-not reaped)
+@treturn[3] string "running" (`nohang`, or the timeout passed: the child
+has not ended; it is not reaped)
+@return[4] nil
+@treturn[4] string "waitpid: strerror (ENAME)" (EINTR: Ctrl-C in the
+standalone interpreter during a timed wait)
+@treturn[4] int errno
 @see waitpid(2)
 */
+/*
+ * The timed wait: until pid's pidfd is readable (it has ended) or the
+ * timeout passes. Returns 1 ended, 0 timeout, -1 with errno. Without a
+ * pidfd (no pidfd_open, or no fd left: EMFILE) it polls the child with
+ * WNOHANG, sleeping 1 ms doubling to 50 ms between looks.
+ */
+static int lmns_process_wait_ended(lua_State *L, pid_t pid, double timeout)
+{
+	double deadline = lmns_now() + timeout, tick = 0.001;
+	siginfo_t si;
+	int fd, rc;
+
+	/* ended already, or not a child (ECHILD: waitpid says so): no pidfd */
+	si.si_pid = 0;
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+	    si.si_pid != 0)
+		return 1;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd >= 0) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+
+		rc = lmns_poll(L, &pfd, 1, timeout);
+		if (rc < 0) {
+			int err = errno;
+
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		close(fd);
+		return rc > 0;
+	}
+	for (;;) {
+		double left = deadline - lmns_now();
+
+		si.si_pid = 0;	/* WNOWAIT: looked at, not reaped */
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+			return 1;	/* not a child (ECHILD): waitpid says so */
+		if (si.si_pid != 0)
+			return 1;
+		if (left <= 0)
+			return 0;
+		if (lmns_poll(L, NULL, 0, tick < left ? tick : left) < 0)
+			return -1;
+		tick = tick * 2 < 0.05 ? tick * 2 : 0.05;
+	}
+}
 /*
  * waitpid(pid, [how]) -> "exited", status | "killed", "SIGNAME", signo
  *                      | "running" (how == "nohang")
@@ -674,11 +730,25 @@ static int lmns_process_waitpid(lua_State *L)
 	static const char *const hows[] = { "block", "nohang", NULL };
 	pid_t pid, got;
 	int flags, status;
+	double timeout;
 
-	lmns_checknomore(L, 2);
+	lmns_checknomore(L, 3);
 	pid = lmns_checkpid(L, 1);
 	flags = lmns_checkoption(L, 2, "block", hows) == 1 ? WNOHANG : 0;
+	timeout = lmns_opttimeout(L, 3);
 
+	luaL_argcheck(L, timeout < 0 || flags == 0, 3, "a timeout goes with 'block'");
+	if (timeout >= 0) {
+		int ended = lmns_process_wait_ended(L, pid, timeout);
+
+		if (ended < 0)
+			return lmns_fail(L, errno, "waitpid", NULL, NULL);
+		if (!ended) {
+			lua_pushliteral(L, "running");
+			return 1;
+		}
+		/* it has ended: the blocking wait below returns at once */
+	}
 	while ((got = waitpid(pid, &status, flags)) < 0) {
 		if (errno != EINTR)
 			return lmns_fail(L, errno, "waitpid", NULL, NULL);

@@ -407,7 +407,7 @@ describe("mountns run -j N", function()
           t:write("ended"); t:close()
         end
         return true
-      end)
+      end, { timeout = 30 }) -- (the script's process waits for it that long)
       t:close()
       local f = assert(io.open("]] .. mark .. [[", "w")); f:close()
     ]]

@@ -462,6 +462,23 @@ function M.decode(s, deadline)
   return read(s, true, deadline)
 end
 
+-- The fds no child of this process may hold (`keep_from_children`).
+local parent_only = {}
+
+--- Keep an fd from every child this process forks from now on (`fork`
+-- closes it in the child before its body runs), or with `keep` false no
+-- longer. For a channel whose far end trusts what comes through it: the
+-- pipe a scenario's process sends its one result on, the pipes of a `mountns
+-- run` script's process to the runner; a scenario's agents and helpers,
+-- forked from there, must not be able to write a frame into it (nor hold
+-- it open: its end of file says the sender is done). A child forked by
+-- `core.fork` directly (a scenario's own code) still inherits it.
+-- @tparam int fd
+-- @tparam[opt=true] boolean keep
+function M.keep_from_children(fd, keep)
+  parent_only[fd] = keep ~= false or nil
+end
+
 --- Fork a child that runs body(...) and ends with _exit: its status is
 -- what body returns (0 if nothing), 1 if body raises. The child never
 -- returns into the caller's code: fork copied the caller's frames, and
@@ -475,6 +492,8 @@ end
 function M.fork(body, ...)
   local pid, err, errno = core.fork()
   if pid == 0 then
+    for fd in pairs(parent_only) do core.close_fd(fd) end
+    parent_only = {}
     local ok, code = pcall(body, ...)
     if not ok then code = 1 end
     core._exit(tonumber(code) or 0)
@@ -509,12 +528,24 @@ end
 -- each, with `wait`), and take them out of the list: the children whose
 -- result is in but whose exit was not waited for (`mountns.isolate`'s,
 -- `mountns run`'s scripts).
+-- With `deadlines` (core.clock() times, by PID), a wait lasts until the
+-- PID's deadline at most, then the process is killed (SIGKILL): a child
+-- that sent its result and does not end cannot hold its parent.
 -- @tparam table list PIDs
 -- @tparam[opt] boolean wait
-function M.reap_list(list, wait)
+-- @tparam[opt] table deadlines
+function M.reap_list(list, wait, deadlines)
   for i = #list, 1, -1 do
-    if wait or core.waitpid(list[i], "nohang") ~= "running" then
-      if wait then core.waitpid(list[i]) end
+    local pid = list[i]
+    if wait or core.waitpid(pid, "nohang") ~= "running" then
+      local limit = wait and deadlines and deadlines[pid]
+      local how = limit and core.waitpid(pid, "block", math.max(0, limit - core.clock()))
+      if how == "running" then
+        M.kill_tree(pid) -- and all it started
+        how = nil
+      end
+      if wait and not how then core.waitpid(pid) end
+      if deadlines then deadlines[pid] = nil end
       table.remove(list, i)
     end
   end

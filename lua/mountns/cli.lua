@@ -24,7 +24,8 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
          namespace; one line per scenario (ok/FAIL and name), the diagnostic
          of each failure, what scripts print as "# " lines, a summary; exit
          status 0 all passed, 1 a failure or a script that exited early,
-         2 usage, 130 interrupted (Ctrl-C). --tap: TAP version 14.
+         2 usage, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+         --tap: TAP version 14.
          --timeout S: every scenario's default timeout (seconds).
          -j N, --jobs N: run N files at once (default: the online CPUs);
          the report is the same, in file order, whatever N is.

@@ -11,7 +11,8 @@ local argcheck = require "mountns.args"
 local child_proto = require "mountns.child"
 
 local M = {}
-local DEFAULT_TIMEOUT = 60
+--- A child's timeout when the caller gives none, in seconds.
+M.DEFAULT_TIMEOUT = 60
 
 --- debug.traceback cut at the first frame of lua/mountns/<module>.lua
 -- (see mountns.child.traceback).
@@ -55,6 +56,10 @@ local function child(setup, r, w, fn, ...)
   core.fresh_heap()
   child_proto.contain()
   core.close_fd(r)
+  -- the one result goes through w: no agent or helper forked here may
+  -- write into it or hold it open (its end of file tells the parent that
+  -- the result is whole)
+  child_proto.keep_from_children(w)
   local args = pack(...)
   local failure, teardown = false, nil
   local function handler(e)
@@ -90,6 +95,7 @@ local function child(setup, r, w, fn, ...)
     pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))
   end
   core.close_fd(w)
+  child_proto.keep_from_children(w, false)
   if teardown then pcall(teardown) end
   child_proto.kill_tree(core.getpid())
   return ok and 0 or 1
@@ -102,13 +108,14 @@ local probed = false
 -- reap_later's state: the PID of the process that asked (a forked child
 -- does not inherit the choice) and the children whose result is in but
 -- whose exit was not waited for
-local later_pid, exiting = nil, {}
+local later_pid, exiting, exit_by = nil, {}, {}
 
 --- Reap the children whose result is in and whose exit was not waited for
--- (`reap_later`): those that have ended, or with `wait` all of them.
+-- (`reap_later`): those that have ended, or with `wait` all of them (each
+-- waited for until its timeout's end at most, then killed).
 -- @tparam[opt] boolean wait
 function M.reap(wait)
-  child_proto.reap_list(exiting, wait)
+  child_proto.reap_list(exiting, wait, exit_by)
 end
 
 --- From now on, in this process, a child's result is returned as soon as
@@ -124,13 +131,63 @@ function M.reap_later()
   later_pid = core.getpid()
 end
 
+-- The seconds left until deadline (a core.clock() time), 0 past it.
+local function left(deadline)
+  return math.max(0, deadline - core.clock())
+end
+
+-- The parent's side of the protocol, every step bounded by deadline: one
+-- frame, then the end of file (the child closes its end once it sent the
+-- frame), then, unless `later` (reap_later), the child's exit. Returns
+-- the frame's kind and body (nil, nil: none came) and the exit's how and
+-- code; or false and why the child must be killed: its timeout passed, or
+-- it broke the protocol (a corrupt or unknown frame, a second one).
+-- Whatever the child does (closes its fds, writes garbage into them,
+-- loops), the wait ends by the deadline.
+local function await(pid, r, timeout, deadline, later)
+  local past = "ran past its timeout of %g s and was killed"
+  local kind, body = child_proto.receive(r, left(deadline))
+  if kind then
+    if kind ~= "o" and kind ~= "e" and kind ~= "f" then
+      return false, "broke the result protocol (a frame of unknown kind "
+        .. string.format("%q", kind) .. ") and was killed"
+    end
+    -- a byte more is a second frame (or garbage): the protocol is broken
+    -- at once, whatever follows
+    local more, why = core.read_exact(r, 1, left(deadline))
+    if why == "timeout" then
+      return false, string.format(past .. " (its result was in, its result pipe still open)",
+                                  timeout)
+    elseif why ~= "eof" then
+      return false, "broke the result protocol (" .. (more and "more than one result frame"
+        or tostring(why)) .. ") and was killed"
+    end
+    if later then return kind, body end
+  elseif body == "timeout" then
+    return false, string.format(past, timeout)
+  elseif body == "too large" then
+    return false, string.format("sent a result larger than %d bytes "
+      .. "(mountns.child.MAX_BYTES) and was killed", child_proto.MAX_BYTES)
+  elseif body ~= "eof" then
+    return false, "broke the result protocol (" .. (body == "corrupt frame"
+      and "a corrupt frame header" or tostring(body)) .. ") and was killed"
+  end
+  local how, code = core.waitpid(pid, "block", left(deadline))
+  if how == "running" then
+    return false, string.format(past .. (kind and " (its result was in, its process not ended)"
+      or " (it closed its result pipe without a result)"), timeout)
+  end
+  if not how then error(code, 0) end
+  return kind, body, how, code
+end
+
 -- isolate_with's work, with the child's set-up as a parameter (`spawn`).
 local function spawn(setup, opts, level, fn, ...)
   -- every option is checked before the fork: a raise after it would leave
   -- the child and the pipe behind
   argcheck.options(opts, "isolate_with", 1, { "timeout" }, level + 1)
   local timeout = argcheck.seconds(opts.timeout, "isolate_with", 1, "option 'timeout'",
-    level + 1) or DEFAULT_TIMEOUT
+    level + 1) or M.DEFAULT_TIMEOUT
   -- probed once here, not in every child (the cache is inherited by fork);
   -- asked once per process (each call builds a table)
   if not probed then
@@ -138,40 +195,32 @@ local function spawn(setup, opts, level, fn, ...)
     probed = true
   end
   if exiting[1] then M.reap() end
-  -- the result's decoding too ends by the timeout (child.decode)
-  local deadline = core.clock() + timeout
-  local r, w = assert(core.pipe())
+  local r, w = core.pipe()
+  if not r then error("isolate: " .. w, level + 1) end
   local pid, ferr = child_proto.fork(child, setup, r, w, fn, ...)
   if not pid then
     core.close_fd(r); core.close_fd(w)
     error("isolate: " .. ferr, level + 1)
   end
   core.close_fd(w)
-  local kind, body = child_proto.receive(r, timeout)
+  local deadline = core.clock() + timeout
+  local later = later_pid ~= nil and later_pid == core.getpid()
+  -- an error while waiting (Ctrl-C in the standalone interpreter raises
+  -- "interrupted!" as the wait returns) ends the child too
+  local waited, kind, body, how, code = pcall(await, pid, r, timeout, deadline, later)
   core.close_fd(r)
-  if kind == nil and body == "timeout" then
+  if not waited or kind == false then
+    -- the child and all it started (agents, tools, their orphans)
     child_proto.kill_tree(pid)
     core.waitpid(pid)
-    error(string.format("isolate: child %d ran past its timeout of %g s "
-      .. "and was killed", pid, timeout), level + 1)
+    if not waited then error(kind, 0) end
+    error(string.format("isolate: child %d %s", pid, body), level + 1)
   end
-  if kind == nil and body == "too large" then
-    core.kill(pid, "KILL")
-    core.waitpid(pid)
-    error(string.format("isolate: the result of child %d is larger than "
-      .. "%d bytes (mountns.child.MAX_BYTES)", pid, child_proto.MAX_BYTES), level + 1)
-  end
-  local how, code
-  if kind and later_pid and later_pid == core.getpid() then
+  if later and kind then
     -- reap_later: the result is in, the child's exit is not waited for
-    if core.waitpid(pid, "nohang") == "running" then exiting[#exiting + 1] = pid end
-  else
-    -- the child's exit first, then the decoding: until the child is gone
-    -- the caller's pages are shared with it, and a write to a shared 2 MB
-    -- page (the decoded values, malloc's chunk headers) splits the
-    -- caller's mapping of it into 512 4 KB entries for good, which every
-    -- later fork copies (csrc/heap.c); in 4 KB pages each is a page copy
-    how, code = core.waitpid(pid)
+    if core.waitpid(pid, "nohang") == "running" then
+      exiting[#exiting + 1], exit_by[pid] = pid, deadline
+    end
   end
   local decoded, vals
   if kind == "o" then decoded, vals = pcall(child_proto.decode, body, deadline) end

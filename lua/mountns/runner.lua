@@ -11,7 +11,15 @@
 --   none of them can add a line or drive the terminal;
 -- - SIGINT stops the run at once: the runner kills the script's child
 --   (its scenario processes die with it), prints the summary so far with
---   "interrupted" and returns 130.
+--   "interrupted" and returns 130; SIGTERM the same, "terminated", 143;
+-- - bounds belong to the process that waits: a scenario's process is
+--   bounded by its script's process (isolate), the script's process by the
+--   runner, which never blocks on it (a pipe ended without "done": its
+--   exit waited for in the main loop, --timeout at most);
+-- - the runner's pipes are the script's process's alone (no scenario's
+--   process inherits them: child.keep_from_children), and every frame on
+--   them is checked (`event_problem`): anything else is a protocol error
+--   that fails the file, never a crash, never an extra "ok".
 -- The runner's results come from the child as mountns.child frames on a
 -- second pipe, and the child waits for the runner's acknowledgement (a
 -- third pipe) before it goes on: so everything in the stdout pipe when the
@@ -66,6 +74,77 @@ local function lines_of(text, prefix)
   return table.concat(out, "\n")
 end
 
+-- ---- the protocol: what the script's process sends --------------------------
+
+-- The signals that stop a run: the word the summary and TAP's bail-out
+-- say, the exit status (128 + the signal's number, as a shell reports it).
+local SIGNALS = {
+  { name = "INT", word = "interrupted", status = 130 },
+  { name = "TERM", word = "terminated", status = 143 },
+}
+
+-- The fields of each event, by kind: the type each must have ("?": or nil).
+local EVENTS = {
+  result = { name = "string", ok = "boolean", err = "string?", secs = "number",
+             dot = "string?", golden = "string?", notes = "table?" },
+  start = { name = "string", timeout = "number" },
+  done = { ok = "boolean", err = "string?" },
+}
+
+-- How long after a scenario's timeout the runner waits for its result
+-- before it kills the script's process: the script's process kills the
+-- scenario at its timeout and reports it at once; this is for a script's
+-- process that cannot (stopped, wedged)
+local GRACE = 5
+
+--- What is wrong with an event from a script's process, or nil: the
+-- runner takes nothing it has not checked (a field of the wrong type
+-- would crash the report; an unknown one would be a silent lie). An event
+-- is `{kind, field = value...}`: a `start` (a kernel scenario begins)
+-- has `name` (a string) and `timeout` (seconds > 0); a `result` has
+-- `name`, `ok` (a boolean), `secs` (a finite number >= 0), `err`, `dot`,
+-- `golden` (strings, or nil) and `notes` (nil or a list of strings); a
+-- `done` has `ok` and `err`; nothing else.
+-- @param ev the decoded event
+-- @treturn ?string the problem
+function M.event_problem(ev)
+  if type(ev) ~= "table" then return "an event that is a " .. type(ev) .. ", not a table" end
+  local fields = EVENTS[ev[1]]
+  if not fields then
+    return "an event of unknown kind " .. core.escape(string.format("%q", tostring(ev[1])))
+  end
+  for k in pairs(ev) do
+    if k ~= 1 and not fields[k] then
+      return "a " .. ev[1] .. " event with an unknown field "
+        .. core.escape(string.format("%q", tostring(k)))
+    end
+  end
+  for k, want in pairs(fields) do
+    local v, optional = ev[k], want:sub(-1) == "?"
+    if not (v == nil and optional or type(v) == want:gsub("%?$", "")) then
+      return string.format("a %s event whose %s is a %s (%s expected)", ev[1], k, type(v),
+        optional and want:sub(1, -2) .. " or nil" or want)
+    end
+  end
+  if ev.secs and not (ev.secs >= 0 and ev.secs < math.huge) then
+    return "a result event whose secs is " .. tostring(ev.secs) .. " (a duration expected)"
+  end
+  if ev.timeout and not (ev.timeout > 0 and ev.timeout < math.huge) then
+    return "a start event whose timeout is " .. tostring(ev.timeout)
+      .. " (seconds > 0 expected)"
+  end
+  if ev.notes then
+    local count = 0
+    for _ in pairs(ev.notes) do count = count + 1 end
+    for i = 1, count do
+      if type(ev.notes[i]) ~= "string" then
+        return "a result event whose notes are not a list of strings"
+      end
+    end
+  end
+  return nil
+end
+
 -- ---- the script's child -------------------------------------------------
 
 -- One event (a table) as a mountns.child frame on the result pipe.
@@ -89,6 +168,11 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
   -- a scenario's result goes to the runner while its process ends (the
   -- teardown of its namespaces); those processes are reaped after "done"
   isolate.reap_later()
+  -- the runner's pipes: no scenario's process, agent or helper forked
+  -- from here gets them (it could forge a result, or take the runner's
+  -- acknowledgement and leave this process waiting)
+  child_proto.keep_from_children(ev_w)
+  child_proto.keep_from_children(ack_r)
   -- os.exit in the script ends this process without the reap(true) below:
   -- its scenarios' processes would be left to PID 1, which need not reap
   -- them (zombies). They are reaped first (in this process only: a
@@ -109,6 +193,9 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
       dot = opts.dot and true or nil, golden = opts.golden and true or nil,
       timeout = opts.timeout, model = opts.model and true or nil, both = opts.both,
       linux = opts.linux,
+      start = function(name, timeout)
+        send(ev_w, { "start", name = name, timeout = timeout })
+      end,
       report = function(name, passed, e, secs, dot, golden, notes)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
@@ -179,10 +266,12 @@ end
 -- the model cannot follow (`ns:run`, `ns:exec`, methods it has not) are
 -- listed after the scenario's line as `note:` lines (true, or the
 -- mirror's options).
--- SIGINT is blocked from here on (it stays so when run returns: the
--- caller is about to exit) and read from a signalfd while it runs.
+-- SIGINT and SIGTERM are blocked from here on (they stay so when run
+-- returns: the caller is about to exit) and read from signalfds while it
+-- runs.
 -- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
--- exit, 130 interrupted
+-- exit (or the runner itself failed: "stopped"), 130 interrupted, 143
+-- terminated
 -- @return[2] nil
 -- @treturn[2] string "signalfd SIGINT: strerror (ENAME)"
 function M.run(files, opts)
@@ -207,8 +296,15 @@ function M.run(files, opts)
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
   lazy.load_all()
-  local sigfd, serr = core.signalfd("INT")
-  if not sigfd then return nil, serr end
+  local sigfds = {}
+  for _, sig in ipairs(SIGNALS) do
+    local fd, serr = core.signalfd(sig.name)
+    if not fd then
+      for _, f in ipairs(sigfds) do core.close_fd(f) end
+      return nil, serr
+    end
+    sigfds[#sigfds + 1] = fd
+  end
   -- the scenarios' template namespace, once here too: a script's process,
   -- root, is in the runner's user namespace and reuses it (not root, its
   -- private namespace is in a user namespace of its own, where its first
@@ -334,32 +430,62 @@ function M.run(files, opts)
   -- be ending: reaped without waiting (`reap`)
   local exiting = {}
   local exiting_path = {} -- their files, by PID (for the --timeout note)
+  -- how long a script's process may take to end once its pipe ended (or
+  -- after the last report): the run's timeout
+  local limit = opts.timeout or 60
 
-  -- Start the script's process; false if it could not start (reported).
+  -- A resource the system refused (pipe: EMFILE, fork: EAGAIN...) while
+  -- other scripts run: the file waits until one of them ends (said once on
+  -- stderr); with none running it fails, naming the error.
+  local starved, starved_said = nil, false
+
+  -- Start the script's process: true, or false after a failure it
+  -- reported, or nil and the error when the system refused a resource
+  -- while other scripts run (the file is started later).
   local function start(path)
+    local fds, err = {}, nil
+    for _ = 1, 3 do
+      local r, w = core.pipe()
+      if not r then err = w; break end
+      fds[#fds + 1] = r
+      fds[#fds + 1] = w
+    end
+    local pid
+    if not err then
+      local ev_r, ev_w, out_r, out_w, ack_r, ack_w = unpack(fds)
+      pid, err = child_proto.fork(function()
+        core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w)
+        for _, fd in ipairs(sigfds) do core.close_fd(fd) end
+        for _, o in ipairs(running) do -- the other scripts' ends: not this one's
+          core.close_fd(o.ev_r); core.close_fd(o.out_r); core.close_fd(o.ack_w)
+        end
+        return script_child(path, opts, ev_w, out_w, ack_r)
+      end)
+    end
+    if not pid then
+      for _, fd in ipairs(fds) do core.close_fd(fd) end
+      if running[1] then
+        if not starved_said then
+          io.stderr:write("mountns: run: ", core.escape(path), ": ", tostring(err),
+            ": it waits for a running file to end (fewer files run at once)\n")
+          starved_said = true
+        end
+        return nil, err
+      end
+    end
     local st = { path = path, items = {}, shown = 0, pending = "", results = 0,
                  pictures = 0, out_open = true, stem = opts.dot and stem_of(path) }
     scripts[#scripts + 1] = st
-    local ev_r, ev_w = assert(core.pipe())
-    local out_r, out_w = assert(core.pipe())
-    local ack_r, ack_w = assert(core.pipe())
-    local pid, ferr = child_proto.fork(function()
-      core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w); core.close_fd(sigfd)
-      for _, o in ipairs(running) do -- the other scripts' ends: not this one's
-        core.close_fd(o.ev_r); core.close_fd(o.out_r); core.close_fd(o.ack_w)
-      end
-      return script_child(path, opts, ev_w, out_w, ack_r)
-    end)
     if not pid then
-      for _, fd in ipairs { ev_r, ev_w, out_r, out_w, ack_r, ack_w } do core.close_fd(fd) end
-      result(st, path, false, "cannot start its process: " .. tostring(ferr), 0)
+      result(st, path, false, "cannot start its process: " .. tostring(err), 0)
       st.finished = true
       flush()
-      return
+      return false
     end
-    core.close_fd(ev_w); core.close_fd(out_w); core.close_fd(ack_r)
-    st.pid, st.ev_r, st.out_r, st.ack_w = pid, ev_r, out_r, ack_w
+    core.close_fd(fds[2]); core.close_fd(fds[4]); core.close_fd(fds[5])
+    st.pid, st.ev_r, st.out_r, st.ack_w = pid, fds[1], fds[3], fds[6]
     running[#running + 1] = st
+    return true
   end
 
   local function read_output(st)
@@ -368,20 +494,49 @@ function M.run(files, opts)
     if eof then st.out_open = false end
   end
 
-  -- One event of the script's process.
-  local function handle(st, ev)
+  -- The script's process broke the protocol: its report ends with a
+  -- failure saying how, its process is killed (`finish`).
+  local function broken(st, why)
+    st.broken = st.broken or why
+  end
+
+  -- One frame of the script's process: exactly one event of a known kind
+  -- with well-formed fields (`event_problem`), a result while the script
+  -- runs, then one "done"; anything else breaks the protocol.
+  local function handle(st, kind, body)
     if st.out_open then read_output(st) end
-    if ev[1] == "result" then
+    if kind ~= "o" then return broken(st, "a frame of kind " .. string.format("%q", kind)) end
+    -- linear in the frame and bounded by the run's timeout, whatever the
+    -- bytes (mountns.child.decode)
+    local okd, vals = pcall(child_proto.decode, body, core.clock() + limit)
+    if not okd then return broken(st, tostring(vals)) end
+    if vals.n ~= 1 then return broken(st, "a frame of " .. tostring(vals.n) .. " values") end
+    local ev = vals[1]
+    local problem = M.event_problem(ev)
+    if problem then return broken(st, problem) end
+    if st.done then return broken(st, "an event after its \"done\"") end
+    -- one verdict per scenario started: a start, then its result (a model
+    -- scenario, run in the script's process, sends no start)
+    local started = st.started
+    if started and (ev[1] ~= "result" or ev.name ~= started.name) then
+      return broken(st, string.format("%s while scenario %s runs", ev[1] == "result" and
+        "the result of scenario " .. string.format("%q", ev.name) or "a " .. ev[1] .. " event",
+        string.format("%q", started.name)))
+    end
+    st.started = nil
+    if ev[1] == "start" then
+      st.started = { name = ev.name, timeout = ev.timeout,
+                     by = core.clock() + ev.timeout + GRACE }
+    elseif ev[1] == "result" then
       local ok, err = ev.ok, ev.err
       if ok and ev.dot and st.stem then
         st.pictures = st.pictures + 1
         local wrote, werr = picture(st.stem, st.pictures, ev.dot)
         if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
       end
-      local notes = type(ev.notes) == "table" and ev.notes or nil
-      result(st, ev.name, ok, err, ev.secs, ok and ev.golden or nil, notes)
+      result(st, ev.name, ok, err, ev.secs, ok and ev.golden or nil, ev.notes)
       core.write_fd(st.ack_w, "k") -- the script goes on
-    elseif ev[1] == "done" then
+    else
       st.done = ev
     end
   end
@@ -392,30 +547,48 @@ function M.run(files, opts)
     child_proto.reap_list(exiting, wait)
   end
 
-  -- The script's report is complete: its "done" frame is in, or its pipe
-  -- ended (the process is gone, or killed). End its report; its slot is
-  -- free. After "done" its process is not waited for: its exit (the
-  -- teardown of its namespaces, RCU grace periods) overlaps the next
-  -- script's start, and it is reaped later (`reap`); without "done" the
-  -- exit status is the report, so the process is reaped here.
-  local function finish(st, interrupted)
-    local how, code
-    if st.done then
-      if core.waitpid(st.pid, "nohang") == "running" then
-        exiting[#exiting + 1], exiting_path[st.pid] = st.pid, st.path
-      end
-    else
-      how, code = core.waitpid(st.pid)
-    end
+  -- The script's process is done with: its fds closed, its slot free.
+  local function release(st)
     if st.out_open then output(st, (drain(st.out_r))) end
     core.close_fd(st.ev_r); core.close_fd(st.out_r); core.close_fd(st.ack_w)
     for i, o in ipairs(running) do
       if o == st then table.remove(running, i); break end
     end
-    if interrupted then return end
+  end
+
+  -- The script's report is complete: its "done" frame is in, or its pipe
+  -- ended (the process is gone, or killed), or it broke the protocol.
+  -- End its report; its slot is free. After "done" its process is not
+  -- waited for: its exit (the teardown of its namespaces, RCU grace
+  -- periods) overlaps the next script's start, and it is reaped later
+  -- (`reap`). Without "done" the exit status is the report: `how`, `code`
+  -- from its waitpid (the main loop waits for it, Ctrl-C heard, for the
+  -- run's timeout at most: `stuck`, it was killed then).
+  local function finish(st, how, code, stuck)
+    if st.broken or st.overdue then
+      child_proto.kill_tree(st.pid)
+      core.waitpid(st.pid)
+    elseif st.done then
+      if core.waitpid(st.pid, "nohang") == "running" then
+        exiting[#exiting + 1], exiting_path[st.pid] = st.pid, st.path
+      end
+    end
+    release(st)
     end_output(st)
     local done, path = st.done, st.path
-    if not done then
+    if st.overdue then
+      local sc = st.started
+      result(st, sc.name, false, string.format("ran past its timeout of %g s: its script's "
+        .. "process did not report it within %g s more and was killed (the rest of %s "
+        .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE)
+    elseif st.broken then
+      result(st, path, false, "protocol error: " .. st.broken
+        .. " (its process was killed: a scenario's process cannot write to the runner)", 0)
+    elseif stuck then
+      result(st, path .. " exited early", false, string.format("its process closed its "
+        .. "result pipe before the script ended and was still running %g s later "
+        .. "(--timeout): killed", limit), 0)
+    elseif not done then
       result(st, path .. " exited early", false, early_exit(how, code), 0)
     elseif not done.ok then
       result(st, path, false, done.err, 0) -- an error outside any scenario
@@ -426,98 +599,190 @@ function M.run(files, opts)
     flush()
   end
 
-  local interrupted = false
-  if tap then emit("TAP version 14") end
-  local next_file = 1
-  while true do
-    while #running < jobs and files[next_file] do
-      start(files[next_file])
-      next_file = next_file + 1
-    end
-    if #running == 0 then break end
-    reap()
-    local fds, owner = { sigfd }, { false }
-    for _, st in ipairs(running) do
-      fds[#fds + 1], owner[#owner + 1] = st.ev_r, st
-      if st.out_open then fds[#fds + 1], owner[#owner + 1] = st.out_r, st end
-    end
-    local ready = { core.wait_any(nil, unpack(fds)) }
-    if ready[1] then interrupted = true; break end
-    local ended = {}
-    for i = 2, #fds do
-      local st = owner[i]
-      if ready[i] and not ended[st] then
-        if fds[i] == st.out_r then
-          if st.out_open then read_output(st) end
+  -- The scripts whose pipe ended without "done": reaped once they end,
+  -- killed once the run's timeout has passed; the seconds until the next
+  -- look (nil: none to look at).
+  local function look_at_closing()
+    local tick
+    for _, st in ipairs { unpack(running) } do
+      if st.closing_at then
+        local how, code = core.waitpid(st.pid, "nohang")
+        local waited = core.clock() - st.closing_at
+        if how ~= "running" then
+          finish(st, how, code)
+        elseif waited >= limit then
+          child_proto.kill_tree(st.pid)
+          core.waitpid(st.pid)
+          finish(st, nil, nil, true)
         else
-          -- a frame is written whole: once it starts, the rest follows
-          local kind, body = child_proto.receive(st.ev_r)
-          if not kind then
-            ended[st] = true -- end of file: the script's process is gone
-          else
-            local okd, vals = pcall(child_proto.decode, body)
-            if kind == "o" and okd and type(vals[1]) == "table" then handle(st, vals[1]) end
-            -- its last frame: everything it printed is in the stdout pipe
-            -- (it flushed before), nothing follows but its exit
-            if st.done then ended[st] = true end
-          end
+          -- 1 ms, doubling to 50 ms: an early exit is seen at once
+          local t = math.min(math.max(0.001, waited), 0.05, limit - waited)
+          tick = math.min(tick or t, t)
         end
       end
     end
-    for i = 2, #fds do
-      local st = owner[i]
-      if ended[st] then ended[st] = nil; finish(st) end
+    return tick
+  end
+
+  -- The scripts whose scenario is past its timeout and GRACE: their
+  -- process is killed, the scenario fails; the seconds until the next
+  -- deadline (nil: none).
+  local function look_at_overdue()
+    local tick
+    for _, st in ipairs { unpack(running) } do
+      local sc = st.started
+      if sc and not st.closing_at then
+        local left = sc.by - core.clock()
+        if left <= 0 then
+          st.overdue = true
+          finish(st)
+        else
+          tick = math.min(tick or left, left)
+        end
+      end
+    end
+    return tick
+  end
+
+  local stop -- "interrupted" (SIGINT), "terminated" (SIGTERM)
+  local function signalled(ready)
+    for i, fd in ipairs(sigfds) do
+      if ready[i] then
+        core.read_all(fd, 0)
+        return SIGNALS[i].word
+      end
     end
   end
-  if interrupted then
+
+  -- The run: scripts started (up to `jobs`), their frames and output read,
+  -- each report completed, until every file is reported or a signal stops it.
+  local function loop()
+    local next_file = 1
+    while true do
+      while #running < jobs and files[next_file] and not (starved and #running >= starved) do
+        if start(files[next_file]) == nil then
+          starved = #running
+          break
+        end
+        starved = nil
+        next_file = next_file + 1
+      end
+      if #running == 0 then break end
+      reap()
+      local tick, due = look_at_closing(), look_at_overdue()
+      if due then tick = math.min(tick or due, due) end
+      if #running > 0 then
+        local fds, owner = { unpack(sigfds) }, {}
+        local function watch(fd, st)
+          fds[#fds + 1] = fd
+          owner[#fds] = st
+        end
+        for _, st in ipairs(running) do
+          if not st.closing_at then watch(st.ev_r, st) end
+          if st.out_open then watch(st.out_r, st) end
+        end
+        local ready = { core.wait_any(tick, unpack(fds)) }
+        if ready[1] == nil then error(ready[2], 0) end
+        stop = signalled(ready)
+        if stop then return end
+        local ended = {}
+        for i = #sigfds + 1, #fds do
+          local st = owner[i]
+          if ready[i] and not ended[st] then
+            if fds[i] == st.out_r then
+              if st.out_open then read_output(st) end
+            else
+              -- a frame is written whole: once it starts, the rest follows
+              -- (within GRACE, or it was cut short: Ctrl-C waits that long
+              -- at most)
+              local kind, body = child_proto.receive(st.ev_r, GRACE)
+              if kind then
+                handle(st, kind, body)
+              elseif body ~= "eof" then
+                broken(st, body == "corrupt frame" and "a corrupt frame header"
+                  or body == "too large" and "a frame larger than mountns.child.MAX_BYTES"
+                  or body == "timeout" and string.format("a frame cut short (its rest did "
+                    .. "not come within %g s)", GRACE)
+                  or tostring(body))
+              end
+              -- "done" is its last frame: everything it printed is in
+              -- the stdout pipe (it flushed before), nothing follows but
+              -- its exit; the end of file without it: its exit is waited
+              -- for (look_at_closing)
+              if st.done or st.broken then
+                ended[st] = true
+              elseif not kind then
+                st.closing_at = core.clock()
+              end
+            end
+          end
+        end
+        for i = #sigfds + 1, #fds do
+          local st = owner[i]
+          if ended[st] then ended[st] = nil; finish(st) end
+        end
+      end
+    end
+    -- the processes still ending after their "done", after the last
+    -- report: waited for with Ctrl-C heard (SIGINT is read from sigfd, not
+    -- delivered: it kills them and the run ends as interrupted), for the
+    -- run's timeout at most (then killed): one that hangs (a scenario's
+    -- teardown) does not hold the run
+    local deadline, tick = core.clock() + limit, 0.001
+    reap()
+    while exiting[1] do
+      local left = deadline - core.clock()
+      if left > 0 then stop = signalled { core.wait_any(math.min(tick, left), unpack(sigfds)) } end
+      if left <= 0 or stop then
+        for _, pid in ipairs(exiting) do
+          child_proto.kill_tree(pid)
+          -- the timeout says so on stderr, a line a file (stdout's report is
+          -- whole): a teardown that hangs is seen, not only in the run's time
+          if not stop then
+            io.stderr:write(string.format("mountns: run: %s: its process still ending "
+              .. "%g s after the last report (--timeout): killed PID %d\n",
+              exiting_path[pid], limit, pid))
+          end
+        end
+        return
+      end
+      tick = math.min(tick * 2, 0.05)
+      reap()
+    end
+  end
+
+  if tap then emit("TAP version 14") end
+  local completed, failure = pcall(loop)
+  if not completed then
+    -- a failure of the runner itself (out of memory...): what was reported
+    -- stays, the summary says why the run stopped
+    stop = "stopped: " .. core.escape(tostring(failure))
+  end
+  if stop then
     -- every script's process killed; what the script being reported
     -- printed is shown, the scripts after it are not reported
     local current = scripts[head]
     for i = #running, 1, -1 do
       local st = running[i]
       child_proto.kill_tree(st.pid) -- what its scenarios' tools forked too
-      finish(st, true)
+      core.waitpid(st.pid)
+      release(st)
     end
     if current then end_output(current) end
     -- the processes still ending after their "done" (reaping their
     -- scenarios' processes) too: the run stops at once, whatever they wait for
-    for _, pid in ipairs(exiting) do core.kill(pid, "KILL") end
-  else
-    -- the same processes, after the last report: waited for with Ctrl-C
-    -- heard (SIGINT is read from sigfd, not delivered: it kills them and the
-    -- run ends as interrupted), for the run's timeout at most (then killed):
-    -- one that hangs (a scenario's teardown) does not hold the run
-    local limit = opts.timeout or 60
-    local deadline, tick = core.clock() + limit, 0.001
-    reap()
-    while exiting[1] do
-      local left = deadline - core.clock()
-      local sig = left > 0 and core.wait_any(math.min(tick, left), sigfd)
-      if left <= 0 or sig then
-        interrupted = sig and true or false
-        for _, pid in ipairs(exiting) do
-          core.kill(pid, "KILL")
-          -- the timeout says so on stderr, a line a file (stdout's report is
-          -- whole): a teardown that hangs is seen, not only in the run's time
-          if not interrupted then
-            io.stderr:write(string.format("mountns: run: %s: its process still ending "
-              .. "%g s after the last report (--timeout): killed PID %d\n",
-              exiting_path[pid], limit, pid))
-          end
-        end
-        break
-      end
-      tick = math.min(tick * 2, 0.05)
-      reap()
-    end
+    for _, pid in ipairs(exiting) do child_proto.kill_tree(pid) end
   end
   reap(true)
-  core.close_fd(sigfd)
-  if interrupted then
-    if tap then emit("Bail out! interrupted") end
-    emit(string.format("%s%d passed, %d failed (interrupted)", tap and "# " or "",
-                       passed, failed))
-    return 130
+  for _, fd in ipairs(sigfds) do core.close_fd(fd) end
+  if stop then
+    if tap then emit("Bail out! " .. stop) end
+    emit(string.format("%s%d passed, %d failed (%s)", tap and "# " or "",
+                       passed, failed, stop))
+    for _, sig in ipairs(SIGNALS) do
+      if sig.word == stop then return sig.status end
+    end
+    return 1
   end
   if tap then emit("1.." .. n) end
   emit(string.format("%s%d passed, %d failed", tap and "# " or "", passed, failed))

@@ -309,10 +309,13 @@ function M.scenario(name, fn, opts, ...)
   -- the child pivots to a fresh tmpfs, where no module file can be found:
   -- every module deferred (mountns.lazy) is loaded here, once per process
   lazy.load_all()
+  local timeout = opts.timeout or (run and run.timeout) or isolate.DEFAULT_TIMEOUT
   local res = pack(pcall(get_template))
   if res[1] then
-    res = pack(pcall(isolate.spawn, enter_template,
-                     { timeout = opts.timeout or (run and run.timeout) },
+    -- under mountns run: the runner learns that the scenario's process
+    -- starts, and bounds it too (report closes it)
+    if run and run.start then run.start(title, timeout) end
+    res = pack(pcall(isolate.spawn, enter_template, { timeout = timeout },
                      run_inside, fn, opts, { dot = run and run.dot and title or nil,
                                              golden = run and run.golden or nil,
                                              both = run and run.both or nil }, ...))
@@ -389,8 +392,10 @@ end
 -- instead of raising, so the script's later scenarios still run.
 -- @tparam string path the script
 -- @tparam table opts `report`: called as report(name, ok, err, seconds,
--- dot, golden, notes) after each scenario; `dot`: pass each scenario's picture
--- (Graphviz text of the namespaces open at its end) as `dot`; `golden`:
+-- dot, golden, notes) after each scenario; `start`: called as
+-- start(name, timeout) before each kernel scenario (its report follows);
+-- `dot`: pass each scenario's picture (Graphviz text of the namespaces
+-- open at its end) as `dot`; `golden`:
 -- pass the golden text of those namespaces (`mountns.format.golden_text`)
 -- as `golden`; `timeout`: the default timeout of every scenario (seconds);
 -- `model = true`: every `mountns.scenario` of the script runs on the model
@@ -409,11 +414,15 @@ end
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
-    { "report", "dot", "golden", "timeout", "model", "both", "linux" }, 2)
+    { "report", "start", "dot", "golden", "timeout", "model", "both", "linux" }, 2)
   M.check_modes(opts, "run_file", 2)
   if type(opts.report) ~= "function" then
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)
+  end
+  if opts.start ~= nil and type(opts.start) ~= "function" then
+    argcheck.error("run_file", 2, "option 'start': function expected, got "
+      .. type(opts.start), 2)
   end
   argcheck.seconds(opts.timeout, "run_file", 2, "option 'timeout'", 2)
   local chunk, err = loadfile(path)
