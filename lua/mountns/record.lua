@@ -68,12 +68,25 @@ end
 -- @tparam table m a record
 -- @treturn string
 function M.optional(m)
-  local out = {}
-  if m.shared then out[#out + 1] = "shared:" .. tostring(m.shared) end
-  if m.master then out[#out + 1] = "master:" .. tostring(m.master) end
-  if m.propagate_from then out[#out + 1] = "propagate_from:" .. tostring(m.propagate_from) end
-  if m.unbindable then out[#out + 1] = "unbindable" end
-  return table.concat(out, " ")
+  return M.optional_of(m.shared, m.master, m.propagate_from, m.unbindable)
+end
+
+--- The optional fields of `optional` from the four values (a caller that
+-- renumbers the groups passes the new numbers; no record is built).
+-- @param shared the peer group, or nil
+-- @param master the master's peer group, or nil
+-- @param propagate_from or nil
+-- @param unbindable true or nil
+-- @treturn string
+function M.optional_of(shared, master, propagate_from, unbindable)
+  -- the common private mount first: no table, no concatenation
+  if not (shared or master or propagate_from or unbindable) then return "" end
+  local out, n = {}, 0
+  if shared then n = n + 1; out[n] = "shared:" .. tostring(shared) end
+  if master then n = n + 1; out[n] = "master:" .. tostring(master) end
+  if propagate_from then n = n + 1; out[n] = "propagate_from:" .. tostring(propagate_from) end
+  if unbindable then n = n + 1; out[n] = "unbindable" end
+  return table.concat(out, " ", 1, n)
 end
 
 --- The peer groups of a record: "shared:N master:M", "shared:N",
