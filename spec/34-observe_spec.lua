@@ -200,3 +200,25 @@ describe("the golden text's option", function()
     assert.equal("1 2 0:1 / / rw\n", format.golden_text(t, { source = false }))
   end)
 end)
+
+describe("check's table reads in a scenario", function()
+  -- record() tells mountns's own ns:run (check's reads of a table after
+  -- each step) from the user's by the first Lua frame, without walking up
+  -- to the user's: the user's are steps (also through pcall, a C frame),
+  -- mountns's are not
+  it("are no steps; the user's ns:run is one, at the user's line", function()
+    local namespace = require "mountns.namespace"
+    local line = debug.getinfo(1, "l").currentline
+    local ops, wheres = mountns.scenario(function(ns)
+      ns:run(function() end)
+      pcall(ns.run, ns, function() end)
+      check.observe(ns, { { id = 1, ns = 0, op = "mkdir", args = { "/q", n = 1 } } })
+      local o, w = {}, {}
+      for i, st in ipairs(namespace.steps()) do o[i], w[i] = st.op, st.where end
+      return o, w
+    end)
+    assert.same({ "run", "run", "mkdir" }, ops)
+    assert.equal("spec/34-observe_spec.lua:" .. (line + 2), wheres[1])
+    assert.equal("spec/34-observe_spec.lua:" .. (line + 3), wheres[2])
+  end)
+end)
