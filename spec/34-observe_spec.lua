@@ -222,3 +222,34 @@ describe("check's table reads in a scenario", function()
     assert.equal("spec/34-observe_spec.lua:" .. (line + 3), wheres[2])
   end)
 end)
+
+describe("record.optional_of (the optional fields, no table a mount)", function()
+  it("writes every combination of the four fields as show_mountinfo does", function()
+    local record = require "mountns.record"
+    local n = 0
+    for _, shared in ipairs { false, 1, 7 } do
+      for _, master in ipairs { false, 1, 3 } do
+        for _, from in ipairs { false, 2, 7 } do
+          for _, unbindable in ipairs { false, true } do
+            -- the fields the record has, in show_mountinfo's order, one space apart
+            local want = {}
+            if shared then want[#want + 1] = "shared:" .. shared end
+            if master then want[#want + 1] = "master:" .. master end
+            if from then want[#want + 1] = "propagate_from:" .. from end
+            if unbindable then want[#want + 1] = "unbindable" end
+            local m = { shared = shared or nil, master = master or nil,
+                        propagate_from = from or nil, unbindable = unbindable or nil }
+            assert.equal(table.concat(want, " "), record.optional(m))
+            assert.equal(table.concat(want, " "),
+              record.optional_of(m.shared, m.master, m.propagate_from, m.unbindable))
+            n = n + 1
+          end
+        end
+      end
+    end
+    assert.equal(54, n)
+    assert.equal("", record.optional {})
+    assert.equal("shared:1 master:3 propagate_from:2 unbindable",
+      record.optional { shared = 1, master = 3, propagate_from = 2, unbindable = true })
+  end)
+end)

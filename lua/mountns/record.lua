@@ -79,14 +79,16 @@ end
 -- @param unbindable true or nil
 -- @treturn string
 function M.optional_of(shared, master, propagate_from, unbindable)
-  -- the common private mount first: no table, no concatenation
-  if not (shared or master or propagate_from or unbindable) then return "" end
-  local out, n = {}, 0
-  if shared then n = n + 1; out[n] = "shared:" .. tostring(shared) end
-  if master then n = n + 1; out[n] = "master:" .. tostring(master) end
-  if propagate_from then n = n + 1; out[n] = "propagate_from:" .. tostring(propagate_from) end
-  if unbindable then n = n + 1; out[n] = "unbindable" end
-  return table.concat(out, " ", 1, n)
+  -- concatenated as it goes: no table (golden texts make one a mount)
+  local text = shared and "shared:" .. tostring(shared) or ""
+  if master then
+    text = (text == "" and "" or text .. " ") .. "master:" .. tostring(master)
+  end
+  if propagate_from then
+    text = (text == "" and "" or text .. " ") .. "propagate_from:" .. tostring(propagate_from)
+  end
+  if unbindable then text = text == "" and "unbindable" or text .. " unbindable" end
+  return text
 end
 
 --- The peer groups of a record: "shared:N master:M", "shared:N",
