@@ -68,12 +68,27 @@ end
 -- @tparam table m a record
 -- @treturn string
 function M.optional(m)
-  local out = {}
-  if m.shared then out[#out + 1] = "shared:" .. tostring(m.shared) end
-  if m.master then out[#out + 1] = "master:" .. tostring(m.master) end
-  if m.propagate_from then out[#out + 1] = "propagate_from:" .. tostring(m.propagate_from) end
-  if m.unbindable then out[#out + 1] = "unbindable" end
-  return table.concat(out, " ")
+  return M.optional_of(m.shared, m.master, m.propagate_from, m.unbindable)
+end
+
+--- The optional fields of `optional` from the four values (a caller that
+-- renumbers the groups passes the new numbers; no record is built).
+-- @param shared the peer group, or nil
+-- @param master the master's peer group, or nil
+-- @param propagate_from or nil
+-- @param unbindable true or nil
+-- @treturn string
+function M.optional_of(shared, master, propagate_from, unbindable)
+  -- concatenated as it goes: no table (golden texts make one a mount)
+  local text = shared and "shared:" .. tostring(shared) or ""
+  if master then
+    text = (text == "" and "" or text .. " ") .. "master:" .. tostring(master)
+  end
+  if propagate_from then
+    text = (text == "" and "" or text .. " ") .. "propagate_from:" .. tostring(propagate_from)
+  end
+  if unbindable then text = text == "" and "unbindable" or text .. " unbindable" end
+  return text
 end
 
 --- The peer groups of a record: "shared:N master:M", "shared:N",
