@@ -145,11 +145,7 @@ describe("layers", function()
     it("finds a circle, a require in a function, an upward arrow and a module without a layer,"
       .. " and holds a deferred arrow (lazy.require) to the same rules", function()
       local dir = helper.sh("mktemp -d")
-      local function write(name, text)
-        local f = assert(io.open(dir .. "/" .. name .. ".lua", "w"))
-        f:write(text)
-        f:close()
-      end
+      local function write(name, text) helper.write(dir, name .. ".lua", text) end
       write("expect", 'local w = require "mountns.watch"\n')
       write("watch", 'local function f()\n  return require("mountns.expect").x end\n'
         .. '-- require "mountns.scenario" (a comment is no arrow)\n')
@@ -180,12 +176,7 @@ describe("layers", function()
     it("sees a package folder's modules and their requires (mountns.pkg.x), and a require"
       .. " of a module that does not exist", function()
       local dir = helper.sh("mktemp -d")
-      local function write(name, text)
-        local f = assert(io.open(dir .. "/" .. name, "w"))
-        f:write(text)
-        f:close()
-      end
-      helper.sh("mkdir " .. dir .. "/model")
+      local function write(name, text) helper.write(dir, name, text) end
       -- model (layer 2) is a folder: init requires its parts; a part
       -- reaching up to a higher layer, a circle inside the package, and a
       -- module naming a part that is not there
@@ -246,11 +237,7 @@ describe("layers", function()
 
     it("finds a call up a layer, a circle, a file without a layer and a .c include", function()
       local dir = helper.sh("mktemp -d")
-      local function write(name, text)
-        local f = assert(io.open(dir .. "/" .. name, "w"))
-        f:write(text)
-        f:close()
-      end
+      local function write(name, text) helper.write(dir, name, text) end
       write("lmns.h", "int lmns_a(int x);\nint lmns_b(void);\nvoid lmns_ns_x(void);\n"
         .. "#define lmns_c(x) lmns_a((x))\n")
       -- tree (1) calls ns (3) up; args <-> tree through a macro; a name in a
