@@ -1022,10 +1022,15 @@ and waited for until it is stopped before its children are listed
 (`/proc/PID/task/TID/children`), top-down, so none can fork behind the
 walk; the walk is repeated until it finds no new process; then every
 process found gets SIGKILL. The caller reaps `pid` itself (it is its
-child), not the others (they are not). Only for PIDs the caller started.
+child), not the others (they are not). Only the caller's own tree: a PID
+that is neither the caller's nor one of its children's is refused
+(ECHILD), before any signal.
 @function kill_tree
-@tparam int pid a positive PID
-@treturn int how many processes were killed
+@tparam int pid the caller's PID or a child's
+@treturn[1] int how many processes were killed
+@return[2] nil
+@treturn[2] string "kill_tree: strerror (ENAME)"
+@treturn[2] int errno
 @see prctl(2)
 */
 static int lmns_process_kill_tree(lua_State *L)
@@ -1042,6 +1047,17 @@ static int lmns_process_kill_tree(lua_State *L)
 	arg = lmns_checkpid(L, 1);
 	root = (pid_t)arg;
 	self = root == me;
+	/* only the caller's own tree: a PID that is not its child (PID 1, a
+	 * sibling, a recycled number) would stop and kill processes it did not
+	 * start. waitid looks without reaping; ECHILD: not a child */
+	if (!self) {
+		siginfo_t si;
+
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)root, &si, WEXITED | WSTOPPED |
+			   WCONTINUED | WNOHANG | WNOWAIT) != 0)
+			return lmns_fail(L, errno, "kill_tree", NULL, NULL);
+	}
 	if (self) {
 		siginfo_t si;
 

@@ -406,4 +406,53 @@ describe("mountns.core's arguments (issue 23)", function()
     end)
     assert.matches("fsmount tmpfs", same)
   end)
+
+  -- kill_tree stops and kills a whole tree: given PID 1 (once, as 1.5 on
+  -- Lua 5.1 and LuaJIT, whose luaL_checkinteger truncates) it stopped
+  -- every process of the machine. Probed here only on processes of this
+  -- spec's own: a grandchild (not a child: refused) and a child's PID
+  -- plus a half (refused as a number, never truncated to the child's)
+  it("kill_tree refuses a PID that is not the caller's child and a PID that is no integer",
+    function()
+    local r = isolate(function()
+      local out = {}
+      local rd, w = assert(core.pipe())
+      local child = assert(core.fork())
+      if child == 0 then
+        local grand = assert(core.fork())
+        if grand == 0 then
+          core.close_fd(rd); core.close_fd(w)
+          while true do core.read_all(0, 1) end
+        end
+        core.write_fd(w, tostring(grand))
+        core.close_fd(w)
+        core.waitpid(grand)
+        core._exit(0)
+      end
+      core.close_fd(w)
+      local grand = assert(tonumber((core.read_all(rd, 5))))
+      core.close_fd(rd)
+      -- a process neither stopped nor killed: state S or R in its stat
+      local function running(pid)
+        local f = io.open("/proc/" .. pid .. "/stat")
+        local st = f and f:read("*a"):match("^%d+ %b() (%a)")
+        if f then f:close() end
+        return st == "S" or st == "R"
+      end
+      out.grand = { core.kill_tree(grand) }
+      out.grand_alive = running(grand)
+      out.half = { pcall(core.kill_tree, child + 0.5) }
+      out.child_alive = running(child)
+      core.kill(grand, "KILL")
+      core.waitpid(child)
+      return out
+    end)
+    assert.is_nil(r.grand[1])
+    assert.matches("^kill_tree: .*%(ECHILD%)$", r.grand[2])
+    assert.is_true(r.grand_alive)
+    assert.is_false(r.half[1])
+    -- (pcall'd directly: LuaJIT names the function '?')
+    assert.matches("bad argument #1 to '[^']*' %(a positive PID expected, got %d+%.5%)", r.half[2])
+    assert.is_true(r.child_alive)
+  end)
 end)
