@@ -166,7 +166,7 @@ diagrams: deps
 	done; echo "diagrams: $$(ls doc/diagrams/*.svg | wc -l) rendered into doc/diagrams"
 
 # LDoc HTML of the whole API in doc/ldoc/ (see config.ld; discount renders
-# the README's Markdown). Any LDoc warning fails; spec/tools/undocumented.lua names
+# the README's Markdown and the manual's pages in doc/*.md as topics). Any LDoc warning fails; spec/tools/undocumented.lua names
 # each function of mountns.core without a /*** comment in csrc/.
 doc: deps
 	$(MAKE) all

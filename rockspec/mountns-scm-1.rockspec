@@ -2,7 +2,7 @@ rockspec_format = "3.0"
 package = "mountns"
 version = "scm-1"
 -- mountns has no public repository yet: build the rock from a clone,
--- `luarocks make rockspec/mountns-scm-1.rockspec` (README, "Install").
+-- `luarocks make rockspec/mountns-scm-1.rockspec` (README, "Install"; doc/install.md).
 -- luarocks requires a source.url; "." names that clone, the one place
 -- `luarocks make` reads (`luarocks install` of this file alone cannot work).
 source = {

@@ -406,7 +406,7 @@ describe("processes", function()
     -- (3.0x, 3.1x in 4 KB pages).
     -- In 4 KB pages (MOUNTNS_HUGE_PAGES=0) the decode's own cost is below
     -- 3x (2.5x on 5.1); the default heap in 2 MB pages adds what whole
-    -- pages hold: 3.0x on 5.1, 2.9x on 5.2 (README, "huge pages").
+    -- pages hold: 3.0x on 5.1, 2.9x on 5.2 (doc/scenarios.md, "What a scenario costs").
     local function peak_ratio(huge_pages)
       local out = helper.sh("MOUNTNS_HUGE_PAGES=" .. huge_pages .. " " .. helper.lua_vars()
         .. [[ -e '

@@ -300,7 +300,7 @@ describe("a hostile frame's cost to the parent", function()
   -- length, the peak RSS above what was there before (KiB), the CPU
   -- seconds of the fastest decode and decode's outcome.
   local function measure(kind, bytes, reps, via_isolate)
-    -- in 4 KB pages: a heap in 2 MB pages (README, "huge pages") rounds
+    -- in 4 KB pages: a heap in 2 MB pages (doc/scenarios.md, "What a scenario costs") rounds
     -- a megabyte up to two
     local out = helper.sh("MOUNTNS_HUGE_PAGES=0 " .. helper.lua_vars() .. " - " .. kind .. " "
       .. bytes .. " " .. reps .. " " .. (via_isolate and "isolate" or "decode") .. [[ 2>&1 <<'EOF'

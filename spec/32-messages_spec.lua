@@ -133,7 +133,7 @@ end)
 -- Every name `require "mountns"` exports: a function with a call that
 -- misuses it, or a table. A name exported later must be added here.
 local EXPORTS = {
-  -- the core's calls (README's "Core" and "The modern kernel interface")
+  -- the core's calls (doc/api.md's "The calls" and "The modern kernel interface")
   unshare = { 1, function() local r = mountns.unshare(5); return r end },
   mount = { 2, function() local r = mountns.mount("x", {}, "tmpfs"); return r end },
   umount = { 1, function() local r = mountns.umount(true); return r end },

@@ -1,6 +1,6 @@
 --- mountns: Linux mount namespaces and shared-subtree propagation for Lua.
 -- The C core (`mountns.core`) binds the system calls and the libmount
--- parser; this module exports the calls of it that the README documents
+-- parser; this module exports the calls of it that doc/api.md documents
 -- and adds the Lua policy on top: mount tables with methods, `isolate`,
 -- scenarios, diffs and outputs. The rest of the core (fork, pipe, waitpid,
 -- clock, the fanotify and poll handles...) is the Lua layer's plumbing:
@@ -14,7 +14,7 @@ local core = require "mountns.core"
 local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
 local lazy = require "mountns.lazy"
--- loaded on first use (README, "What loads when"); `require "mountns"`
+-- loaded on first use (doc/api.md, "What loads when"); `require "mountns"`
 -- loads the core, mountns.table (and mountns.args), mountns.lazy
 local isolate = lazy.require "mountns.isolate"
 local scenario = lazy.require "mountns.scenario"
@@ -74,7 +74,7 @@ setmetatable(M, {
   end,
 })
 
--- The README's "Core" and "The modern kernel interface" tables.
+-- doc/api.md's "The calls" and "The modern kernel interface" tables.
 for _, name in ipairs {
   "unshare", "mount", "umount", "bind", "move", "remount",
   "make_shared", "make_private", "make_slave", "make_unbindable",

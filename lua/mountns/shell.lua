@@ -810,7 +810,7 @@ end
 -- Each command line acts through the `ns:` methods; what the commands
 -- print (mount(8)'s messages on failure, tables for `cat
 -- /proc/self/mountinfo` and `findmnt`) is the session's output, after each
--- command line as typed. See the README's "Shell transcripts" for the
+-- command line as typed. See doc/scenarios.md, "Shell transcripts", for the
 -- commands, prompts and rules.
 -- @param ns the scenario namespace the session starts in (every terminal
 -- starts there)
