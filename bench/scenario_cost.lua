@@ -1,6 +1,7 @@
 -- bench/scenario_cost.lua: what an empty scenario costs as a function of
 -- the caller (issue 15): its mount table (20 mounts against 10,000) and
--- its Lua heap (empty against 256 MB). Each caller is a worker process
+-- its Lua heap (empty against 256 MB of 1 KB strings, 256 strings of 1 MiB,
+-- 2 M strings of 100 bytes: issue 28). Each caller is a worker process
 -- forked from here that first unshares a private mount namespace (the
 -- 10,000 tmpfs mounts are made there, never on the host) and then runs
 -- rounds of empty scenarios when asked; the workers' rounds alternate, so
@@ -14,7 +15,7 @@
 -- told to back its heap with huge pages instead
 -- (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, glibc 2.35+), an empty heap and
 -- 256 MB each: fork copies one page-table entry per 2 MB instead of one
--- per 4 KB.
+-- per 4 KB. The load average is printed before and after.
 --   lua5.4 bench/scenario_cost.lua [rounds] [scenarios a round]
 local mountns = require "mountns"
 local core = require "mountns.core"
