@@ -23,12 +23,25 @@
  *   stretch when the heap at the load ended off a 2 MB boundary, where
  *   there is nothing it could collapse). The heap as it was at the load is
  *   left alone;
- * - blocks of 4 MB and more (served by mmap, not the heap) get their whole
- *   2 MB ranges advised too.
+ * - from the load, malloc serves blocks below HEAP_STEP from the heap too
+ *   (mallopt M_MMAP_THRESHOLD; glibc's own is 128 KB, raised by each
+ *   mapped block freed, up to this same 32 MB, until M_TOP_PAD or the
+ *   first mallopt fixes it): a caller's 1 MiB strings (file contents,
+ *   JSON documents) were each a mapping of their own, 256 of them 65,536
+ *   entries for fork to copy, an empty scenario 9-17x what it costs from
+ *   an empty heap. In the heap they sit in its huge pages. The price: a
+ *   freed block in the middle of the heap is reused by malloc but not
+ *   given back to the system, where munmap gave it back at once (the top
+ *   of the heap still is, above M_TOP_PAD). Not when the environment sets
+ *   the threshold (GLIBC_TUNABLES=glibc.malloc.mmap_threshold=N,
+ *   MALLOC_MMAP_THRESHOLD_=N): the user's word wins;
+ * - blocks of HEAP_STEP and more (served by mmap, not the heap) get their
+ *   whole 2 MB ranges advised too (4 MB and more when the user set the
+ *   threshold: a smaller block has no whole range worth it).
  *
  * Nothing changes for Lua: the same allocator serves every block, only the
  * page size of the memory behind it changes. A process whose heap does not
- * grow after the load is left exactly as it was. Under ASan or
+ * grow after the load keeps its pages as they were. Under ASan or
  * valgrind malloc is replaced and never moves the break, so nothing
  * happens. LuaJIT's own allocator maps its memory itself, outside malloc's
  * heap (the glibc tunable does not reach it either): not wrapped there. Off
@@ -69,6 +82,7 @@ static char *heap_base;		/* the break when mountns.core first loaded */
 static char *heap_seen;		/* the break at the last look */
 static char *heap_advised;	/* the end of what is advised */
 static int heap_state;		/* 0 watching, 1 advising, -1 off */
+static size_t heap_block_min = 2 * HUGE_PAGE;	/* mapped blocks advised */
 
 static uintptr_t lmns_heap_down(uintptr_t p)
 {
@@ -111,10 +125,6 @@ static void lmns_heap_moved(char *brk)
 	if (heap_state < 0)
 		return;
 	if (heap_state == 0) {		/* the first growth since the load */
-		if (lmns_heap_thp_never()) {
-			__atomic_store_n(&heap_state, -1, __ATOMIC_RELAXED);
-			return;
-		}
 		mallopt(M_TOP_PAD, HEAP_STEP);
 		__atomic_store_n(&heap_state, 1, __ATOMIC_RELAXED);
 		heap_advised = (char *)to;	/* the next stretch is the first */
@@ -139,14 +149,25 @@ static void lmns_heap_moved(char *brk)
 	heap_advised = (char *)to;
 }
 
-/* A large block (mmap'd by malloc, not in the heap): its whole 2 MB ranges. */
-static void lmns_heap_block(void *p, size_t size)
+/*
+ * A large block (mmap'd by malloc, not in the heap): its whole 2 MB ranges.
+ * A block that realloc moved there has its first `copied` bytes written
+ * already, in 4 KB pages (malloc copied them before this could advise):
+ * those ranges are collapsed, a copy once against one entry per 4 KB page
+ * at every fork (a Lua 5.4 table of 2 M strings: its 32 MB array was half
+ * 4 KB pages, 4,096 entries, 0.3x an empty scenario's time).
+ */
+static void lmns_heap_block(void *p, size_t size, size_t copied)
 {
 	uintptr_t from = lmns_heap_down((uintptr_t)p + HUGE_PAGE - 1);
 	uintptr_t to = lmns_heap_down((uintptr_t)p + size);
+	uintptr_t written = lmns_heap_down((uintptr_t)p + copied);
 
-	if (__atomic_load_n(&heap_state, __ATOMIC_RELAXED) == 1 && from < to)
-		madvise((void *)from, to - from, MADV_HUGEPAGE);
+	if (__atomic_load_n(&heap_state, __ATOMIC_RELAXED) != 1 || from >= to)
+		return;
+	madvise((void *)from, to - from, MADV_HUGEPAGE);
+	if (from < written)
+		madvise((void *)from, written - from, MADV_COLLAPSE);
 }
 
 /* The wrapper: the old allocator, then one look at the break (a free, or a
@@ -163,8 +184,9 @@ static void *lmns_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 			pthread_mutex_lock(&heap_lock);
 			lmns_heap_moved(brk);
 			pthread_mutex_unlock(&heap_lock);
-		} else if (__builtin_expect(nsize >= 2 * HUGE_PAGE, 0)) {
-			lmns_heap_block(p, nsize);
+		} else if (__builtin_expect(nsize >= __atomic_load_n(&heap_block_min,
+								   __ATOMIC_RELAXED), 0)) {
+			lmns_heap_block(p, nsize, ptr ? (osize < nsize ? osize : nsize) : 0);
 		}
 	}
 	return p;
@@ -182,6 +204,29 @@ static int lmns_heap_pin(void)
 	return dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
 }
 
+/* The threshold as the user set it in the environment, if they did. */
+static int lmns_heap_user_threshold(void)
+{
+	const char *t = getenv("GLIBC_TUNABLES");
+
+	return getenv("MALLOC_MMAP_THRESHOLD_") != NULL
+		|| (t && strstr(t, "glibc.malloc.mmap_threshold=") != NULL);
+}
+
+/* Once the first state is wrapped (under heap_lock): blocks below
+ * HEAP_STEP from the heap, unless THP is "never" (the heap's pages stay
+ * 4 KB: nothing to gain) or the user said. */
+static void lmns_heap_threshold(void)
+{
+	static int done;
+
+	if (done || heap_state < 0)
+		return;
+	done = 1;
+	if (!lmns_heap_user_threshold() && mallopt(M_MMAP_THRESHOLD, HEAP_STEP))
+		__atomic_store_n(&heap_block_min, (size_t)HEAP_STEP, __ATOMIC_RELAXED);
+}
+
 /* Wrap L's allocator, once per state; off with MOUNTNS_HUGE_PAGES=0. */
 static void lmns_heap_wrap(lua_State *L)
 {
@@ -194,8 +239,11 @@ static void lmns_heap_wrap(lua_State *L)
 	if ((env && strcmp(env, "0") == 0) || f == lmns_heap_alloc)
 		return;
 	pthread_mutex_lock(&heap_lock);
-	if (!heap_base)
+	if (!heap_base) {
 		heap_base = heap_seen = sbrk(0);
+		if (lmns_heap_thp_never())	/* advising would do nothing */
+			__atomic_store_n(&heap_state, -1, __ATOMIC_RELAXED);
+	}
 	for (i = 0; i < MAX_STATES && !s; i++)
 		if (!heap_slots[i].f || (heap_slots[i].f == f && heap_slots[i].ud == ud))
 			s = &heap_slots[i];
@@ -203,6 +251,7 @@ static void lmns_heap_wrap(lua_State *L)
 		s->f = f;
 		s->ud = ud;
 		lua_setallocf(L, lmns_heap_alloc, s);
+		lmns_heap_threshold();
 	}
 	pthread_mutex_unlock(&heap_lock);
 }
