@@ -67,6 +67,7 @@ build = {
     ["mountns.agent"] = "lua/mountns/agent.lua",
     ["mountns.child"] = "lua/mountns/child.lua",
     ["mountns.args"] = "lua/mountns/args.lua",
+    ["mountns.flags"] = "lua/mountns/flags.lua",
     ["mountns.recipes"] = "lua/mountns/recipes.lua",
     ["mountns.watch"] = "lua/mountns/watch.lua",
     ["mountns.shell"] = "lua/mountns/shell.lua",

@@ -4,9 +4,9 @@
 -- fails as the kernel does (model.errors), with the kernel's checks in
 -- the kernel's order. umount is model.umount's.
 
+local flagsets = require "mountns.flags"
 local world = require "mountns.model.world"
 local propagate = require "mountns.model.propagate"
-local checks = require "mountns.model.checks"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
 
@@ -18,7 +18,7 @@ local new_sb, new_mount, default_flags = world.new_sb, world.new_mount, world.de
 local clone, copy_tree = world.clone, world.copy_tree
 local attach_child, detach_child = world.attach_child, world.detach_child
 local attach, change_propagation = propagate.attach, propagate.change_propagation
-local MOUNT_FLAGS = checks.MOUNT_FLAGS
+local MOUNT_FLAGS = flagsets.mount
 
 -- mount flags -> the mount's flags table (do_mount's per-mount part)
 local function mount_flags_of(names, old)
@@ -26,9 +26,9 @@ local function mount_flags_of(names, old)
   local atime_given = false
   for _, n in ipairs(names) do
     local d = MOUNT_FLAGS[n]
-    if d[1] then
-      f[d[1]] = d[2]
-      if d[1] == "atime" then atime_given = true end
+    if d.attr then
+      f[d.attr] = d.value
+      if d.attr == "atime" then atime_given = true end
     end
     if n == "nodiratime" or n == "noatime" or n == "relatime" or n == "strictatime" then
       atime_given = true

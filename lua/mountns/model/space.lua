@@ -8,6 +8,7 @@
 -- @module mountns.model
 
 local argcheck = require "mountns.args"
+local flagsets = require "mountns.flags"
 local mtable = require "mountns.table"
 local world = require "mountns.model.world"
 local propagate = require "mountns.model.propagate"
@@ -30,7 +31,7 @@ local default_flags, subtree, target_of, resolve = world.default_flags, world.su
 local copy_tree, change_propagation = world.copy_tree, propagate.change_propagation
 local check_flags, check_keys, opt_string, check_path = checks.check_flags, checks.check_keys,
   checks.opt_string, checks.check_path
-local MOUNT_FLAGS, UMOUNT_FLAGS = checks.MOUNT_FLAGS, checks.UMOUNT_FLAGS
+local MOUNT_FLAGS = flagsets.mount
 local RECURSIVE, BIND = checks.RECURSIVE, checks.BIND
 local record_of = listing.record_of
 local change_type, remount_op, pivot = ops.change_type, ops.remount_op, ops.pivot
@@ -150,7 +151,7 @@ Space.mount = method("mount", function(self, source, target, fstype, flags, data
   source = source == nil and "none" or check_path(source, "ns:mount", 1)
   target = check_path(target, "ns:mount", 2)
   fstype = opt_string(fstype, "ns:mount", 3, "fstype")
-  local names = check_flags(flags, MOUNT_FLAGS, "ns:mount", 4)
+  local names = check_flags(flags, "mount", "ns:mount", 4)
   data = opt_string(data, "ns:mount", 5, "data")
   set_call(self, "mount " .. source .. " " .. target, target)
   local op, prop, rec
@@ -178,7 +179,7 @@ end)
 -- @function Space:umount
 Space.umount = method("umount", function(self, target, flags)
   target = check_path(target, "ns:umount", 1)
-  local names = check_flags(flags, UMOUNT_FLAGS, "ns:umount", 2)
+  local names = check_flags(flags, "umount", "ns:umount", 2)
   set_call(self, "umount " .. target, target)
   umount_op(self, target, names)
   return true
@@ -210,7 +211,7 @@ end)
 -- @function Space:remount
 Space.remount = method("remount", function(self, target, flags, data, opts)
   target = check_path(target, "ns:remount", 1)
-  local names = check_flags(flags, MOUNT_FLAGS, "ns:remount", 2)
+  local names = check_flags(flags, "mount", "ns:remount", 2)
   data = opt_string(data, "ns:remount", 3, "data")
   opts = check_keys(opts, BIND, "ns:remount", 4)
   set_call(self, "remount " .. target, target)

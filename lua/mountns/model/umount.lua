@@ -4,6 +4,7 @@
 -- and the unmounted mounts taken out of propagation (one at a time, or
 -- all at once: rules.bulk_private).
 
+local flagsets = require "mountns.flags"
 local world = require "mountns.model.world"
 local propagate = require "mountns.model.propagate"
 local paths = require "mountns.model.paths"
@@ -288,7 +289,7 @@ local function umount_op(ns, target, names)
   local op = "umount"
   local lazy = false
   for _, n in ipairs(names) do
-    if n == "detach" or n == "lazy" then lazy = true end
+    if flagsets.umount[n].lazy then lazy = true end
     if n == "expire" or n == "force" then
       error("ns:umount: flag '" .. n .. "' is not available in the model", 0)
     end
