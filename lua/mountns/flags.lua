@@ -13,7 +13,8 @@
 -- `op`: the operation it asks for ("bind", "move", "remount"); `rec`:
 -- MS_REC, the whole tree. An empty entry: a flag that changes nothing a
 -- mount's record shows (sync, mand, lazytime, ...), or the negation of one
--- whose bit is simply left out (atime, diratime, norelatime).
+-- (rw, suid, atime, ...): the core sends no bit for it and ORs the bits of
+-- the names given, so a negation never clears what another name set.
 -- This module requires nothing.
 -- @module mountns.flags
 
@@ -21,10 +22,11 @@ local M = {}
 
 --- mount(2)'s flags by name (csrc/mount.c's mount_flags).
 M.mount = {
-  ro = { attr = "ro", value = true }, rw = { attr = "ro", value = false },
-  nosuid = { attr = "nosuid", value = true }, suid = { attr = "nosuid", value = false },
-  nodev = { attr = "nodev", value = true }, dev = { attr = "nodev", value = false },
-  noexec = { attr = "noexec", value = true }, exec = { attr = "noexec", value = false },
+  -- (rw, suid, dev, exec: no bit, so "ro,rw" is ro, as the kernel has it)
+  ro = { attr = "ro", value = true }, rw = {},
+  nosuid = { attr = "nosuid", value = true }, suid = {},
+  nodev = { attr = "nodev", value = true }, dev = {},
+  noexec = { attr = "noexec", value = true }, exec = {},
   sync = {}, async = {}, dirsync = {}, mand = {}, nomand = {}, silent = {}, loud = {},
   relatime = { attr = "atime", value = "relatime" }, norelatime = {},
   noatime = { attr = "atime", value = "noatime" }, atime = {},
