@@ -486,6 +486,25 @@ void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set)
 	lua_pop(L, 1);
 }
 
+/* The registered set named by argument 1 ("mount", "umount", ...), or an
+ * error naming it. Leaves the stack as it was. */
+static const lmns_flag *lmns_flags_set(lua_State *L)
+{
+	const char *kind = luaL_checkstring(L, 1);
+	const lmns_flag *set = NULL;
+
+	lua_getfield(L, LUA_REGISTRYINDEX, LMNS_FLAGSETS);
+	if (lua_istable(L, -1)) {
+		lua_getfield(L, -1, kind);
+		set = lua_touserdata(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	if (!set)
+		luaL_argerror(L, 1, lua_pushfstring(L, "unknown flag set '%s'", kind));
+	return set;
+}
+
 /*
  * _parse_flags(kind, flags) -> mask: the mask lmns_checkflags gives for a
  * flag argument of that kind ("mount", "umount", ...), with no system call;
@@ -493,21 +512,33 @@ void lmns_flags_register(lua_State *L, const char *kind, const lmns_flag *set)
  */
 static int lmns_flags_parse(lua_State *L)
 {
-	const char *kind;
 	const lmns_flag *set;
 
 	lmns_checknomore(L, 2);
-	kind = luaL_checkstring(L, 1);
+	set = lmns_flags_set(L);
 	lua_settop(L, 2);	/* the flags stay at 2 when absent */
-
-	lua_getfield(L, LUA_REGISTRYINDEX, LMNS_FLAGSETS);
-	if (lua_istable(L, -1))
-		lua_getfield(L, -1, kind);
-	set = lua_touserdata(L, -1);
-	if (!set)
-		return luaL_argerror(L, 1, lua_pushfstring(L,
-			"unknown flag set '%s'", kind));
 	lua_pushinteger(L, (lua_Integer)lmns_checkflags(L, 2, set));
+	return 1;
+}
+
+/*
+ * _flag_names(kind) -> {name, ...}: the names of a registered set, in its
+ * table's order. This table is the authority on the names (it is what the
+ * system calls read); the Lua layer's copy (mountns.flags, which the model
+ * parses with) is checked against it name by name, both ways (spec 35).
+ */
+static int lmns_flags_names(lua_State *L)
+{
+	const lmns_flag *f;
+	int i = 0;
+
+	lmns_checknomore(L, 1);
+	f = lmns_flags_set(L);
+	lua_newtable(L);
+	for (; f->name; f++) {
+		lua_pushstring(L, f->name);
+		lua_rawseti(L, -2, ++i);
+	}
 	return 1;
 }
 
@@ -515,4 +546,6 @@ void lmns_args_open(lua_State *L)
 {
 	lua_pushcfunction(L, lmns_flags_parse);
 	lua_setfield(L, -2, "_parse_flags");
+	lua_pushcfunction(L, lmns_flags_names);
+	lua_setfield(L, -2, "_flag_names");
 }

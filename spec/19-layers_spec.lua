@@ -7,10 +7,12 @@ local ROOT = helper.ROOT
 
 local read = helper.read
 
+-- the modules' files, package folders too ("model/world"), without ".lua"
 local function modules()
   local list = {}
-  for name in helper.sh("ls " .. ROOT .. "/lua/mountns"):gmatch("[^\n]+") do
-    if name:match("%.lua$") then list[#list + 1] = name:gsub("%.lua$", "") end
+  for name in helper.sh("cd " .. ROOT .. "/lua/mountns && find . -name '*.lua' | cut -c3- | sort")
+      :gmatch("[^\n]+") do
+    list[#list + 1] = name:gsub("%.lua$", "")
   end
   return list
 end

@@ -877,20 +877,28 @@ end)
 -- (Debian's 6.1.0-57 and 6.12.118 under qemu, spec 22's comparisons of
 -- the same name, December 2026); on this machine the model must reproduce
 -- it with that kernel's rules, and differ with 6.18's where 6.18 did.
--- A fresh copy of mountns.model, loaded as on a host whose
--- /proc/sys/kernel/osrelease reads `release` (the loaded one stays).
+-- A fresh copy of mountns.model and its parts (mountns.model.rules reads
+-- the release), loaded as on a host whose /proc/sys/kernel/osrelease
+-- reads `release` (the loaded ones stay).
 local function model_loaded_on(release)
-  local real_open, loaded = io.open, package.loaded["mountns.model"]
+  local real_open, loaded = io.open, {}
   io.open = function(path, ...) -- luacheck: ignore
     if path == "/proc/sys/kernel/osrelease" then
       return { read = function() return release end, close = function() end }
     end
     return real_open(path, ...)
   end
-  package.loaded["mountns.model"] = nil
+  for name, mod in pairs(package.loaded) do
+    if name == "mountns.model" or name:find("^mountns%.model%.") then loaded[name] = mod end
+  end
+  for name in pairs(loaded) do package.loaded[name] = nil end
   local ok, m = pcall(require, "mountns.model")
   io.open = real_open -- luacheck: ignore
-  package.loaded["mountns.model"] = loaded
+  for name in pairs(package.loaded) do
+    if name == "mountns.model" or name:find("^mountns%.model%.") then
+      package.loaded[name] = loaded[name]
+    end
+  end
   assert(ok, m)
   return m
 end

@@ -60,6 +60,7 @@ local CALLS = {
   readdir = { 1, function() return { "/" } end, 1 },
   exists = { 1, function() return { "/" } end, 1 },
   _parse_flags = { 2, function() return { "mount", "ro" } end, 1 },
+  _flag_names = { 1, function() return { "mount" } end, 1 },
   unshare = { 1, function() return { { mount = true } } end },
   namespace = { 2, function() return { nil, "mnt" } end, 1 },
   close_namespaces = { "*", function(e) return { e.ns } end },

@@ -114,6 +114,78 @@ function M.seconds(v, fname, argn, what, level)
   return v
 end
 
+-- ---- flags ------------------------------------------------------------------
+-- The flag parser of csrc/args.c (lmns_checkflags) in Lua, for the model:
+-- the same forms and the same messages, over a set of names the caller
+-- gives (mountns.flags's: the one home of the names, data this module
+-- does not load, so that a command that reads no flags loads none).
+
+-- (nil gives one shared empty list: the callers only read it)
+local NO_FLAGS = setmetatable({}, { __newindex = function() error("args: NO_FLAGS", 2) end })
+
+-- the names of one comma string s of flags, appended to names (no
+-- closure: LuaJIT does not compile the making of one)
+local function flag_names(s, set, fname, argn, names, level)
+  -- "" is no flag; an empty name in a list is a typo (as in csrc/args.c)
+  if s ~= "" and (s:find(",,", 1, true) or s:sub(1, 1) == "," or s:sub(-1) == ",") then
+    M.error(fname, argn, "empty flag name in '" .. s:gsub("%z.*", "") .. "'", level + 1)
+  end
+  for n in s:gmatch("[^,]+") do
+    if not set[n] then
+      M.error(fname, argn, "unknown flag '" .. n:gsub("%z", "\\0") .. "'", level + 1)
+    end
+    names[#names + 1] = n
+  end
+end
+
+--- A flag argument of a set of names (`mountns.flags.mount` or
+-- `.umount`), read as the core reads one: nil, a comma string ("ro,nosuid"), a list of
+-- names, a set `{name = true}` or both in one table; an unknown name, an
+-- empty name in a list, a value that is not a boolean or any other key
+-- raises, in the core's words. (Raw flag bits, a number alone or in a
+-- list, are the core's mount set's alone: they raise here as the core's
+-- umount set refuses them.)
+-- @param flags the argument
+-- @tparam table set the names: name -> anything but false
+-- @tparam string fname the public name
+-- @tparam int argn the argument's position
+-- @tparam[opt=1] int level
+-- @treturn {string,...} the names, in the argument's order (a set's last)
+function M.flags(flags, set, fname, argn, level)
+  level = (level or 1) + 1
+  if flags == nil then return NO_FLAGS end
+  local names = {}
+  if type(flags) == "string" then
+    flag_names(flags, set, fname, argn, names, level)
+  elseif type(flags) == "table" then
+    for i = 1, #flags do
+      if type(flags[i]) ~= "string" then
+        M.error(fname, argn, string.format("flag #%d is a %s, expected a string",
+          i, type(flags[i])), level)
+      end
+      flag_names(flags[i], set, fname, argn, names, level)
+    end
+    for k, v in pairs(flags) do
+      if not (type(k) == "number" and k >= 1 and k <= #flags and k % 1 == 0) then
+        if type(k) ~= "string" then
+          M.error(fname, argn, string.format("unexpected key %s (%s): flags are a "
+            .. "list of names or a set {name = true}", tostring(k), type(k)), level)
+        end
+        if not set[k] then M.error(fname, argn, "unknown flag '" .. k .. "'", level) end
+        if type(v) ~= "boolean" then
+          M.error(fname, argn, string.format("flag '%s' must be true or false, got %s",
+            k, type(v)), level)
+        end
+        if v then names[#names + 1] = k end
+      end
+    end
+  else
+    M.error(fname, argn, "flags expected (comma string, list or set of names), got "
+      .. type(flags), level)
+  end
+  return names
+end
+
 -- ---- a scenario namespace's methods ---------------------------------------
 -- The checks the methods of both namespace classes make (`mountns.namespace`
 -- on the kernel, `mountns.model` on the model): one home, so that the same

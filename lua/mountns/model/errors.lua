@@ -1,0 +1,50 @@
+--- model.errors: the model's failures in the core's form ("bind /X /Z: No
+-- such file or directory (ENOENT)"), so a model namespace fails with the
+-- kernel namespace's words and a comparison can match errno names.
+-- A failure is raised as a table (Failure) and turned into the message by
+-- the namespace method that called (model.space's `method`): the method
+-- raises it at its caller's line, as the core does.
+-- @module mountns.model
+
+local M = {}
+
+-- strerror(3) of glibc for the errno names the model raises
+local STRERROR = {
+  EPERM = "Operation not permitted", ENOENT = "No such file or directory",
+  EINVAL = "Invalid argument", ENOTDIR = "Not a directory",
+  EBUSY = "Device or resource busy", ELOOP = "Too many levels of symbolic links",
+  EEXIST = "File exists", ENODEV = "No such device", EISDIR = "Is a directory",
+  EROFS = "Read-only file system", EACCES = "Permission denied",
+  ENOTEMPTY = "Directory not empty", EXDEV = "Invalid cross-device link",
+}
+M.STRERROR = STRERROR
+
+-- The escaping of paths in messages (the core's: control bytes and the
+-- backslash as \ooo).
+local function escape(s)
+  return (s:gsub("[%c\\\127]", function(c) return string.format("\\%03o", c:byte()) end))
+end
+
+-- A failure in the core's form; raised as the error value (a table the
+-- method turns into the message).
+local Failure = {}
+Failure.__index = Failure
+local function fail(errno, op, p1, p2)
+  local text = op
+  if p1 then text = text .. " " .. escape(p1) end
+  if p2 then text = text .. " " .. escape(p2) end
+  error(setmetatable({ errno = errno,
+    message = string.format("%s: %s (%s)", text, STRERROR[errno] or errno, errno) },
+    Failure), 0)
+end
+
+M.escape, M.Failure, M.fail = escape, Failure, fail
+
+--- The errno name at the end of a failure message ("... (ENOENT)"), or nil.
+-- @tparam string msg
+-- @treturn string|nil
+function M.errno_of(msg)
+  return type(msg) == "string" and msg:match("%((E[A-Z0-9]+)%)$") or nil
+end
+
+return M

@@ -1,0 +1,159 @@
+--- model.rules: the kernel's rules by version: which Linux a world follows
+-- (the running kernel's by default, read once when the module loads) and
+-- what changed between the kernels the model follows (the rules table each
+-- part of the model consults: `w.rules.old_umount`, ...).
+-- @module mountns.model
+
+local argcheck = require "mountns.args"
+
+local M = {}
+
+-- The rules differ between the kernels the model follows. Measured (spec
+-- 22 on this host, `make matrix` on Debian's 6.1 and 6.12 under qemu);
+-- where the change landed between two measured kernels, the version named
+-- is the release of the commit that made it, as far as we know.
+-- copy_keeps_unbindable: clone_mnt copies MNT_UNBINDABLE (it was in
+--   mnt_flags; 6.17 moved it out), so a namespace copy of an unbindable
+--   mount is unbindable (6.1, 6.12; 6.18: private).
+-- ns_list: mountinfo lists a namespace's list, not the mounts by ID (an
+--   rbtree from 6.8): the copies one propagation made are committed last
+--   first (attach_recursive_mnt walks its hlist, filled at the head).
+-- umount_preorder: umount_tree gathers the unmounted tree with list_move
+--   (before 6.8), so propagate_umount walks it in pre-order, not from the
+--   deepest mount up.
+-- old_umount: propagate_umount before its 6.16 rewrite
+--   (Documentation/filesystems/propagate_umount.txt): candidates checked
+--   one at a time (__propagate_umount), a locked one restored in place.
+-- same_root_master: do_make_slave makes the mount a slave of the first
+--   peer with the same root (else the next peer), its slaves appended to
+--   the new master's list (6.1, 6.12; 6.18: the next peer, its slaves
+--   put in front of that peer's list as one block, in their order:
+--   transfer_propagation's hlist_splice_init).
+-- bulk_private: umount_tree takes all its mounts out of propagation at
+--   once (bulk_make_private, 6.18): each one's slaves go to the first
+--   mount that stays along next peer / master (trace_transfers), handed
+--   over in the order of the unmounted set, each block in front.
+local OLDEST, NEWEST = { 6, 1 }, "6.18"
+
+local function rules_of(major, minor)
+  local v = major * 1000 + minor
+  return { linux = major .. "." .. minor, copy_keeps_unbindable = v < 6017,
+           ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
+           same_root_master = v < 6016, bulk_private = v >= 6018 }
+end
+
+-- "6.12", "6.12.118+deb12-amd64" -> 6, 12 (or nil)
+local function parse_linux(s)
+  local a, b, rest = s:match("^(%d+)%.(%d+)(.*)$")
+  if not a or (rest ~= "" and not rest:find("^[%.%-+]")) then return nil end
+  return tonumber(a), tonumber(b)
+end
+
+-- The version a world follows by default, decided when the module loads,
+-- not later, since a kernel scenario's child, where a mirror or a replay
+-- may make a world, has no /proc under its new root: the running kernel's
+-- "MAJOR.MINOR"; the oldest rules the model has (6.1) on an older kernel
+-- or one whose release it cannot read (default_note says so); off Linux
+-- (no /proc) the newest.
+local OLDEST_S = OLDEST[1] .. "." .. OLDEST[2]
+
+-- Whether Linux a.b is older than the oldest rules the model has.
+local function older_than_oldest(a, b)
+  return a < OLDEST[1] or (a == OLDEST[1] and b < OLDEST[2])
+end
+local default_version, default_note = NEWEST, nil
+local running_version = nil -- the running kernel's "MAJOR.MINOR" (nil off Linux)
+do
+  local f = io.open("/proc/sys/kernel/osrelease")
+  if f then
+    local release = f:read("*l") or ""
+    f:close()
+    local a, b = parse_linux(release)
+    running_version = a and a .. "." .. b
+    if not a then
+      default_version = OLDEST_S
+      default_note = string.format("the running kernel's release %q is not a version the model "
+        .. "can read: it follows Linux %s's rules, the oldest it has", release, OLDEST_S)
+    elseif older_than_oldest(a, b) then
+      default_version = OLDEST_S
+      default_note = string.format("the running kernel is Linux %d.%d, older than the oldest "
+        .. "rules the model has: it follows Linux %s's", a, b, OLDEST_S)
+    else
+      default_version = a .. "." .. b
+    end
+  end
+end
+
+local rules_cache = {}
+
+-- The rules of kernel version v (a string "MAJOR.MINOR[...]" from 6.1
+-- on), or nil and why not (a phrase that follows "option 'linux': ").
+local function linux_rules(v)
+  local cached = rules_cache[v]
+  if cached then return cached end
+  if type(v) ~= "string" then
+    return nil, "a version string such as \"6.12\" expected, got " .. type(v)
+  end
+  local a, b = parse_linux(v)
+  if not a then
+    return nil, "'" .. v .. "' is not a kernel version (MAJOR.MINOR, such as \"6.12\")"
+  end
+  if older_than_oldest(a, b) then
+    return nil, string.format("Linux %d.%d is older than the oldest kernel the model has rules "
+      .. "for (%d.%d)", a, b, OLDEST[1], OLDEST[2])
+  end
+  cached = rules_of(a, b)
+  rules_cache[v] = cached
+  return cached
+end
+
+-- The rules for opts.linux (checked: fname, argn, level) or the default.
+local function rules_for(linux, fname, argn, level)
+  if linux == nil then linux = default_version end
+  local rules, why = linux_rules(linux)
+  if not rules then argcheck.error(fname, argn, "option 'linux': " .. why, level + 1) end
+  return rules
+end
+
+M.rules_for = rules_for
+
+--- A kernel version for the `linux` option, checked: the version of its
+-- rules, or nil and why not, as a phrase (`"Linux 5.15 is older than the
+-- oldest kernel the model has rules for (6.1)"`) for a caller to put in
+-- its own message (`mountns run --linux`, `scenario.run_problem`).
+-- @param v the option's value
+-- @treturn[1] string the version of the rules, "MAJOR.MINOR"
+-- @return[2] nil
+-- @treturn[2] string why not
+function M.linux_version(v)
+  local rules, why = linux_rules(v)
+  if not rules then return nil, why end
+  return rules.linux
+end
+
+--- The kernel version whose rules a world follows when none is given: the
+-- running kernel's MAJOR.MINOR (read from /proc/sys/kernel/osrelease when
+-- the module loads); on a kernel older than the oldest rules the model has
+-- (`model.OLDEST_LINUX`, 6.1), or one whose release it cannot read, that
+-- oldest, with a note saying so; off Linux the newest.
+-- @treturn string such as "6.12"
+-- @treturn ?string the note, when the version is not the running kernel's
+function M.default_linux()
+  return default_version, default_note
+end
+
+--- The running kernel's version, "MAJOR.MINOR" (read from
+-- /proc/sys/kernel/osrelease when the module loads, so it answers in a
+-- scenario's child too), or nil off Linux or when the release is not a
+-- version. What a kernel namespace's `ns:linux()` returns.
+-- @treturn ?string such as "6.18"
+function M.running_linux()
+  return running_version
+end
+
+--- The oldest and the newest kernel versions the model has rules for
+-- (older ones raise; newer ones get the newest rules).
+M.OLDEST_LINUX = OLDEST_S
+M.NEWEST_LINUX = NEWEST
+
+return M
