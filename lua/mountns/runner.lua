@@ -8,7 +8,9 @@
 -- - what a script or its scenarios print to stdout is read through a pipe
 --   and re-emitted as `# ` comment lines, so it can never pass for a result
 --   line; names, prints and diagnostics go through `mountns.escape`, so
---   none of them can add a line or drive the terminal;
+--   none of them can add a line or drive the terminal (the writers do it,
+--   by the rules of `mountns.report`: the runner sends events and writes
+--   no report line itself);
 -- - SIGINT stops the run at once: the runner kills the script's child
 --   (its scenario processes die with it), prints the summary so far with
 --   "interrupted" and returns 130; SIGTERM the same, "terminated", 143;
@@ -34,6 +36,9 @@ local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
 local cli = require "mountns.cli"
 local lazy = require "mountns.lazy"
+local report = require "mountns.report"
+local plain_writer = require "mountns.report.plain"
+local tap_writer = require "mountns.report.tap"
 -- what a script requires (every example does): loaded here, with every
 -- module they defer, by `run` before its first fork (see there)
 require "mountns"
@@ -42,37 +47,6 @@ require "mountns.expect"
 local unpack = table.unpack or unpack -- luacheck: ignore
 
 local M = {}
-
--- ---- escaping: one line per item, whatever it contains ---------------------
-
---- A scenario name as one line, by the one escaping rule of mountns
--- (`mountns.escape`: a newline as `\012`, a backslash as `\134`, ESC as
--- `\033`...); under TAP also `#` as `\#`, so no name can start a directive
--- (`# TODO`, `# SKIP`).
--- @tparam string name
--- @tparam boolean tap
--- @treturn string
-function M.escape_name(name, tap)
-  local s = core.escape(tostring(name))
-  if tap then s = s:gsub("#", "\\#") end
-  return s
-end
-
--- A line of a diagnostic: the same rule, but tabs (tracebacks) and
--- backslashes (the `\ooo` of paths that expect's diagnostics escaped
--- already) are kept as they are.
-local function escape_diagnostic(line)
-  return (core.escape(line):gsub("\\011", "\t"):gsub("\\134", "\\"))
-end
-
--- Every line of a diagnostic with prefix before it.
-local function lines_of(text, prefix)
-  local out = {}
-  for line in (tostring(text) .. "\n"):gmatch("([^\n]*)\n") do
-    out[#out + 1] = prefix .. escape_diagnostic(line)
-  end
-  return table.concat(out, "\n")
-end
 
 -- ---- the protocol: what the script's process sends --------------------------
 
@@ -243,9 +217,13 @@ function M.cpus()
   return n > 0 and n or 1
 end
 
---- Run scripts and print their verdict on stdout.
+--- Run scripts and report their verdict (on stdout, or to `writers`).
 -- @tparam {string,...} files the scripts, in order
 -- @tparam[opt] table opts `tap`: TAP version 14 instead of the plain report;
+-- `writers`: the report writers, a list of objects whose methods hear the
+-- run's events (`mountns.report`) instead of the plain or TAP report on
+-- stdout (`mountns.report.plain.new()`, `mountns.report.tap.new()` are
+-- those two; not with `tap`);
 -- `dot`: a directory (it exists) for one Graphviz file per passing scenario,
 -- `<script>-<n>.dot` (`<script>~2-<n>.dot` for a second script of the
 -- same name); `timeout`: every scenario's default timeout in seconds;
@@ -280,7 +258,7 @@ function M.run(files, opts)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
   opts = argcheck.options(opts, "run", 2,
-    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux" }, 2)
+    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux", "writers" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
   scenario.check_modes(opts, "run", 2)
   local jobs = opts.jobs
@@ -289,8 +267,14 @@ function M.run(files, opts)
     argcheck.error("run", 2, "option 'jobs': an integer >= 1 expected, got "
       .. tostring(jobs), 2)
   end
-  local tap = opts.tap
-  local out = io.stdout
+  local writers = opts.writers
+  if writers ~= nil and opts.tap then
+    argcheck.error("run", 2, "option 'tap' with option 'writers': put "
+      .. "mountns.report.tap.new() in writers", 2)
+  end
+  -- the report: events to the writers, which write it (mountns.report)
+  local tell = report.subscribers(writers or { (opts.tap and tap_writer or plain_writer).new() },
+    "run", 2, 2)
   local n, passed, failed = 0, 0, 0
   -- once here, not in every script's process: the modules a script
   -- requires, and those deferred (mountns.lazy) that its first scenario
@@ -313,60 +297,47 @@ function M.run(files, opts)
   local _, euid = core.getuid()
   if euid == 0 and not opts.model then pcall(scenario.template) end
 
-  local function emit(s)
-    out:write(s, "\n")
-    out:flush()
-  end
-
-  -- run --golden: the text indented (under TAP: "# "), a blank line blank
-  local function golden_lines(text)
-    for line in text:gmatch("([^\n]*)\n") do
-      emit(line == "" and (tap and "#" or "") or ((tap and "# " or "    ")
-        .. core.escape(line)))
+  -- Each script's report is a list of items ({"output", line}, {"result",
+  -- result}) sent to the writers (the results numbered and counted) once
+  -- every script before it is: the script at `head` streams its items at
+  -- once, the others hold them until their turn. `quiet`: a stopped run
+  -- kills its processes first, then tells the writers what was left.
+  local scripts, head, quiet = {}, 1, false
+  local function open(st)
+    if not st.opened then
+      st.opened = true
+      tell("file_start", st.file)
     end
   end
-
-  local function report(name, ok, err, secs, notes)
-    n = n + 1
-    if ok then passed = passed + 1 else failed = failed + 1 end
-    if tap then
-      emit(string.format("%s %d - %s", ok and "ok" or "not ok", n, M.escape_name(name, true)))
-      if not ok then emit(lines_of(err or "failed", "# ")) end
-    else
-      emit(string.format("%-4s %s (%.0f ms)", ok and "ok" or "FAIL", M.escape_name(name),
-                         (secs or 0) * 1000))
-      if not ok then emit(lines_of(err or "failed", "    ")) end
-    end
-    for _, note in ipairs(notes or {}) do
-      emit(lines_of("note: " .. tostring(note), tap and "# " or "    "))
+  -- the items of st not yet sent
+  local function show(st)
+    open(st)
+    while st.shown < #st.items do
+      st.shown = st.shown + 1
+      local it = st.items[st.shown]
+      if it[1] == "output" then tell("output", st.file, it[2])
+      else
+        local r = it[2]
+        n = n + 1
+        r.n = n
+        if r.status == "pass" then passed = passed + 1 else failed = failed + 1 end
+        tell("scenario_end", st.file, r)
+      end
     end
   end
-
-  -- Each script's report is a list of items ({"line", text}, {"result",
-  -- name, ok, err, secs, golden}), rendered (numbered, counted, printed)
-  -- once every script before it is: the script at `head` streams its
-  -- items at once, the others hold them until their turn.
-  local scripts, head = {}, 1
   local function flush()
     while scripts[head] do
       local st = scripts[head]
-      while st.shown < #st.items do
-        st.shown = st.shown + 1
-        local it = st.items[st.shown]
-        if it[1] == "line" then emit(it[2])
-        else
-          report(it[2], it[3], it[4], it[5], it[7])
-          if it[3] and it[6] then golden_lines(it[6]) end
-        end
-      end
+      show(st)
       if not st.finished then break end
       st.items = nil -- reported: not kept for the rest of the run
       head = head + 1
+      tell("file_end", st.file)
     end
   end
   local function push(st, item)
     st.items[#st.items + 1] = item
-    if st == scripts[head] then flush() end
+    if st == scripts[head] and not quiet then flush() end
   end
 
   -- printed output, a line at a time; a last line without newline is
@@ -376,21 +347,28 @@ function M.run(files, opts)
     while true do
       local nl = pending:find("\n", 1, true)
       if not nl then break end
-      push(st, { "line", "# " .. core.escape(pending:sub(1, nl - 1)) })
+      push(st, { "output", pending:sub(1, nl - 1) })
       pending = pending:sub(nl + 1)
     end
     st.pending = pending
   end
   local function end_output(st)
     if st.pending ~= "" then
-      push(st, { "line", "# " .. core.escape(st.pending) })
+      push(st, { "output", st.pending })
       st.pending = ""
     end
   end
-  local function result(st, name, ok, err, secs, golden, notes)
+  -- A scenario's result (`r`: as mountns.report's scenario_end has it,
+  -- but for `n`, `index`).
+  local function result(st, r)
     end_output(st)
     st.results = st.results + 1
-    push(st, { "result", name, ok, err, secs, golden, notes })
+    r.index = st.results
+    push(st, { "result", r })
+  end
+  -- The runner's own verdict on a file or a scenario: an error.
+  local function error_result(st, name, message, secs)
+    result(st, { name = name, status = "error", message = message, secs = secs })
   end
 
   -- picture file stems: a script's base name, made unique in this run
@@ -474,10 +452,11 @@ function M.run(files, opts)
       end
     end
     local st = { path = path, items = {}, shown = 0, pending = "", results = 0,
-                 pictures = 0, out_open = true, stem = opts.dot and stem_of(path) }
+                 pictures = 0, out_open = true, stem = opts.dot and stem_of(path),
+                 file = { path = path, index = #scripts + 1 } }
     scripts[#scripts + 1] = st
     if not pid then
-      result(st, path, false, "cannot start its process: " .. tostring(err), 0)
+      error_result(st, path, "cannot start its process: " .. tostring(err), 0)
       st.finished = true
       flush()
       return false
@@ -534,7 +513,8 @@ function M.run(files, opts)
         local wrote, werr = picture(st.stem, st.pictures, ev.dot)
         if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
       end
-      result(st, ev.name, ok, err, ev.secs, ok and ev.golden or nil, ev.notes)
+      result(st, { name = ev.name, status = ok and "pass" or "fail", message = err,
+                   secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes })
       core.write_fd(st.ack_w, "k") -- the script goes on
     else
       st.done = ev
@@ -578,22 +558,22 @@ function M.run(files, opts)
     local done, path = st.done, st.path
     if st.overdue then
       local sc = st.started
-      result(st, sc.name, false, string.format("ran past its timeout of %g s: its script's "
+      error_result(st, sc.name, string.format("ran past its timeout of %g s: its script's "
         .. "process did not report it within %g s more and was killed (the rest of %s "
         .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE)
     elseif st.broken then
-      result(st, path, false, "protocol error: " .. st.broken
+      error_result(st, path, "protocol error: " .. st.broken
         .. " (its process was killed: a scenario's process cannot write to the runner)", 0)
     elseif stuck then
-      result(st, path .. " exited early", false, string.format("its process closed its "
+      error_result(st, path .. " exited early", string.format("its process closed its "
         .. "result pipe before the script ended and was still running %g s later "
         .. "(--timeout): killed", limit), 0)
     elseif not done then
-      result(st, path .. " exited early", false, early_exit(how, code), 0)
+      error_result(st, path .. " exited early", early_exit(how, code), 0)
     elseif not done.ok then
-      result(st, path, false, done.err, 0) -- an error outside any scenario
+      error_result(st, path, done.err, 0) -- an error outside any scenario
     elseif st.results == 0 then
-      result(st, path .. " (no scenario ran)", false, "the script ran no scenario", 0)
+      error_result(st, path .. " (no scenario ran)", "the script ran no scenario", 0)
     end
     st.finished = true
     flush()
@@ -657,6 +637,7 @@ function M.run(files, opts)
   -- The run: scripts started (up to `jobs`), their frames and output read,
   -- each report completed, until every file is reported or a signal stops it.
   local function loop()
+    tell("run_start", { files = { unpack(files) } })
     local next_file = 1
     while true do
       while #running < jobs and files[next_file] and not (starved and #running >= starved) do
@@ -751,41 +732,43 @@ function M.run(files, opts)
     end
   end
 
-  if tap then emit("TAP version 14") end
   local completed, failure = pcall(loop)
   if not completed then
-    -- a failure of the runner itself (out of memory...): what was reported
-    -- stays, the summary says why the run stopped
-    stop = "stopped: " .. core.escape(tostring(failure))
+    -- a failure of the runner itself (out of memory, a writer that
+    -- raised...): what was reported stays, the summary says why the run
+    -- stopped
+    stop = "stopped: " .. tostring(failure)
   end
+  local current = stop and scripts[head]
   if stop then
-    -- every script's process killed; what the script being reported
-    -- printed is shown, the scripts after it are not reported
-    local current = scripts[head]
+    -- every script's process killed (before any writer hears of it); what
+    -- the script being reported printed is shown, the scripts after it
+    -- are not reported
+    quiet = true
     for i = #running, 1, -1 do
       local st = running[i]
       child_proto.kill_tree(st.pid) -- what its scenarios' tools forked too
       core.waitpid(st.pid)
       release(st)
     end
-    if current then end_output(current) end
     -- the processes still ending after their "done" (reaping their
     -- scenarios' processes) too: the run stops at once, whatever they wait for
     for _, pid in ipairs(exiting) do child_proto.kill_tree(pid) end
   end
   reap(true)
   for _, fd in ipairs(sigfds) do core.close_fd(fd) end
+  if current then
+    end_output(current)
+    show(current)
+    tell("file_end", current.file)
+  end
+  tell("run_end", { total = n, passed = passed, failed = failed, stop = stop })
   if stop then
-    if tap then emit("Bail out! " .. stop) end
-    emit(string.format("%s%d passed, %d failed (%s)", tap and "# " or "",
-                       passed, failed, stop))
     for _, sig in ipairs(SIGNALS) do
       if sig.word == stop then return sig.status end
     end
     return 1
   end
-  if tap then emit("1.." .. n) end
-  emit(string.format("%s%d passed, %d failed", tap and "# " or "", passed, failed))
   return failed == 0 and 0 or 1
 end
 
