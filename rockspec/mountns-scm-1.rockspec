@@ -60,6 +60,7 @@ build = {
     ["mountns.record"] = "lua/mountns/record.lua",
     ["mountns.runner"] = "lua/mountns/runner.lua",
     ["mountns.report"] = "lua/mountns/report/init.lua",
+    ["mountns.report.order"] = "lua/mountns/report/order.lua",
     ["mountns.report.plain"] = "lua/mountns/report/plain.lua",
     ["mountns.report.tap"] = "lua/mountns/report/tap.lua",
     ["mountns.expect"] = "lua/mountns/expect.lua",

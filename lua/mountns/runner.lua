@@ -39,6 +39,7 @@ local lazy = require "mountns.lazy"
 local report = require "mountns.report"
 local plain_writer = require "mountns.report.plain"
 local tap_writer = require "mountns.report.tap"
+local order = require "mountns.report.order"
 -- what a script requires (every example does): loaded here, with every
 -- module they defer, by `run` before its first fork (see there)
 require "mountns"
@@ -275,7 +276,6 @@ function M.run(files, opts)
   -- the report: events to the writers, which write it (mountns.report)
   local tell = report.subscribers(writers or { (opts.tap and tap_writer or plain_writer).new() },
     "run", 2, 2)
-  local n, passed, failed = 0, 0, 0
   -- once here, not in every script's process: the modules a script
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
@@ -297,79 +297,9 @@ function M.run(files, opts)
   local _, euid = core.getuid()
   if euid == 0 and not opts.model then pcall(scenario.template) end
 
-  -- Each script's report is a list of items ({"output", line}, {"result",
-  -- result}) sent to the writers (the results numbered and counted) once
-  -- every script before it is: the script at `head` streams its items at
-  -- once, the others hold them until their turn. `quiet`: a stopped run
-  -- kills its processes first, then tells the writers what was left.
-  local scripts, head, quiet = {}, 1, false
-  local function open(st)
-    if not st.opened then
-      st.opened = true
-      tell("file_start", st.file)
-    end
-  end
-  -- the items of st not yet sent
-  local function show(st)
-    open(st)
-    while st.shown < #st.items do
-      st.shown = st.shown + 1
-      local it = st.items[st.shown]
-      if it[1] == "output" then tell("output", st.file, it[2])
-      else
-        local r = it[2]
-        n = n + 1
-        r.n = n
-        if r.status == "pass" then passed = passed + 1 else failed = failed + 1 end
-        tell("scenario_end", st.file, r)
-      end
-    end
-  end
-  local function flush()
-    while scripts[head] do
-      local st = scripts[head]
-      show(st)
-      if not st.finished then break end
-      st.items = nil -- reported: not kept for the rest of the run
-      head = head + 1
-      tell("file_end", st.file)
-    end
-  end
-  local function push(st, item)
-    st.items[#st.items + 1] = item
-    if st == scripts[head] and not quiet then flush() end
-  end
-
-  -- printed output, a line at a time; a last line without newline is
-  -- completed before the next result or at the script's end
-  local function output(st, data)
-    local pending = st.pending .. data
-    while true do
-      local nl = pending:find("\n", 1, true)
-      if not nl then break end
-      push(st, { "output", pending:sub(1, nl - 1) })
-      pending = pending:sub(nl + 1)
-    end
-    st.pending = pending
-  end
-  local function end_output(st)
-    if st.pending ~= "" then
-      push(st, { "output", st.pending })
-      st.pending = ""
-    end
-  end
-  -- A scenario's result (`r`: as mountns.report's scenario_end has it,
-  -- but for `n`, `index`).
-  local function result(st, r)
-    end_output(st)
-    st.results = st.results + 1
-    r.index = st.results
-    push(st, { "result", r })
-  end
-  -- The runner's own verdict on a file or a scenario: an error.
-  local function error_result(st, name, message, secs)
-    result(st, { name = name, status = "error", message = message, secs = secs })
-  end
+  -- the report, in file order whatever runs at once: each script's
+  -- (`st.rep`) is held until those before it are reported
+  local rep = order.new(tell)
 
   -- picture file stems: a script's base name, made unique in this run
   local stems = {}
@@ -451,14 +381,11 @@ function M.run(files, opts)
         return nil, err
       end
     end
-    local st = { path = path, items = {}, shown = 0, pending = "", results = 0,
-                 pictures = 0, out_open = true, stem = opts.dot and stem_of(path),
-                 file = { path = path, index = #scripts + 1 } }
-    scripts[#scripts + 1] = st
+    local st = { path = path, rep = rep:add(path), pictures = 0, out_open = true,
+                 stem = opts.dot and stem_of(path) }
     if not pid then
-      error_result(st, path, "cannot start its process: " .. tostring(err), 0)
-      st.finished = true
-      flush()
+      rep:error(st.rep, path, "cannot start its process: " .. tostring(err), 0)
+      rep:finish(st.rep)
       return false
     end
     core.close_fd(fds[2]); core.close_fd(fds[4]); core.close_fd(fds[5])
@@ -469,7 +396,7 @@ function M.run(files, opts)
 
   local function read_output(st)
     local data, eof = drain(st.out_r)
-    output(st, data)
+    rep:output(st.rep, data)
     if eof then st.out_open = false end
   end
 
@@ -513,8 +440,8 @@ function M.run(files, opts)
         local wrote, werr = picture(st.stem, st.pictures, ev.dot)
         if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
       end
-      result(st, { name = ev.name, status = ok and "pass" or "fail", message = err,
-                   secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes })
+      rep:result(st.rep, { name = ev.name, status = ok and "pass" or "fail", message = err,
+                           secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes })
       core.write_fd(st.ack_w, "k") -- the script goes on
     else
       st.done = ev
@@ -529,7 +456,7 @@ function M.run(files, opts)
 
   -- The script's process is done with: its fds closed, its slot free.
   local function release(st)
-    if st.out_open then output(st, (drain(st.out_r))) end
+    if st.out_open then rep:output(st.rep, (drain(st.out_r))) end
     core.close_fd(st.ev_r); core.close_fd(st.out_r); core.close_fd(st.ack_w)
     for i, o in ipairs(running) do
       if o == st then table.remove(running, i); break end
@@ -554,29 +481,28 @@ function M.run(files, opts)
       end
     end
     release(st)
-    end_output(st)
+    rep:end_output(st.rep)
     local done, path = st.done, st.path
     if st.overdue then
       local sc = st.started
-      error_result(st, sc.name, string.format("ran past its timeout of %g s: its script's "
+      rep:error(st.rep, sc.name, string.format("ran past its timeout of %g s: its script's "
         .. "process did not report it within %g s more and was killed (the rest of %s "
         .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE)
     elseif st.broken then
-      error_result(st, path, "protocol error: " .. st.broken
+      rep:error(st.rep, path, "protocol error: " .. st.broken
         .. " (its process was killed: a scenario's process cannot write to the runner)", 0)
     elseif stuck then
-      error_result(st, path .. " exited early", string.format("its process closed its "
+      rep:error(st.rep, path .. " exited early", string.format("its process closed its "
         .. "result pipe before the script ended and was still running %g s later "
         .. "(--timeout): killed", limit), 0)
     elseif not done then
-      error_result(st, path .. " exited early", early_exit(how, code), 0)
+      rep:error(st.rep, path .. " exited early", early_exit(how, code), 0)
     elseif not done.ok then
-      error_result(st, path, done.err, 0) -- an error outside any scenario
-    elseif st.results == 0 then
-      error_result(st, path .. " (no scenario ran)", "the script ran no scenario", 0)
+      rep:error(st.rep, path, done.err, 0) -- an error outside any scenario
+    elseif st.rep.results == 0 then
+      rep:error(st.rep, path .. " (no scenario ran)", "the script ran no scenario", 0)
     end
-    st.finished = true
-    flush()
+    rep:finish(st.rep)
   end
 
   -- The scripts whose pipe ended without "done": reaped once they end,
@@ -739,12 +665,11 @@ function M.run(files, opts)
     -- stopped
     stop = "stopped: " .. tostring(failure)
   end
-  local current = stop and scripts[head]
   if stop then
     -- every script's process killed (before any writer hears of it); what
     -- the script being reported printed is shown, the scripts after it
     -- are not reported
-    quiet = true
+    rep:hold()
     for i = #running, 1, -1 do
       local st = running[i]
       child_proto.kill_tree(st.pid) -- what its scenarios' tools forked too
@@ -757,19 +682,14 @@ function M.run(files, opts)
   end
   reap(true)
   for _, fd in ipairs(sigfds) do core.close_fd(fd) end
-  if current then
-    end_output(current)
-    show(current)
-    tell("file_end", current.file)
-  end
-  tell("run_end", { total = n, passed = passed, failed = failed, stop = stop })
+  local summary = rep:run_end(stop)
   if stop then
     for _, sig in ipairs(SIGNALS) do
       if sig.word == stop then return sig.status end
     end
     return 1
   end
-  return failed == 0 and 0 or 1
+  return summary.failed == 0 and 0 or 1
 end
 
 -- ---- the command line: `mountns run ...` ----------------------------------
