@@ -1,7 +1,9 @@
 -- The report writers behind one interface (mountns.report): the plain and
 -- TAP writers driven with synthetic events render exactly what `mountns
 -- run` printed before they were writers (pass, fail, error, a golden text,
--- notes, a run interrupted or stopped); a writer object passed to
+-- notes, a run interrupted or stopped); report.order sends a later
+-- file's events only once the files before it are reported, and a stop
+-- ends the current file and no other; a writer object passed to
 -- runner.run (`writers`) hears every event of a real run once, in file
 -- order, and nothing reaches stdout but what the writers write.
 local helper = require "helper"
@@ -159,6 +161,63 @@ describe("report writers (mountns.report)", function()
       rawset(io, "stdout", saved)
       assert(ok, err)
       assert.equal("0 passed, 0 failed\n", out:text())
+    end)
+  end)
+
+  describe("report.order", function()
+    local order = require "mountns.report.order"
+    local function recorder()
+      local heard = {}
+      return heard, function(event, a, b)
+        local s = event
+        if a and a.path then s = s .. " " .. a.path end
+        if event == "output" then s = s .. " " .. b end
+        if event == "scenario_end" then
+          s = string.format("%s %d/%d %s %s", s, b.n, b.index, b.status, b.name)
+        end
+        if event == "run_end" then
+          s = string.format("%s %d %d %d %s", s, a.total, a.passed, a.failed, tostring(a.stop))
+        end
+        heard[#heard + 1] = s
+      end
+    end
+
+    it("holds a later file's items until the files before it are reported", function()
+      local heard, tell = recorder()
+      local rep = order.new(tell)
+      local a, b = rep:add("a"), rep:add("b")
+      rep:output(b, "b line\nb half")
+      rep:result(b, { name = "b1", status = "pass", secs = 0 })
+      assert.same({}, heard)
+      rep:output(a, "a half")
+      rep:result(a, { name = "a1", status = "fail", secs = 0 })
+      rep:error(a, "a", "the script ran no scenario", 0)
+      assert.same({ "file_start a", "output a a half", "scenario_end a 1/1 fail a1",
+                    "scenario_end a 2/2 error a" }, heard)
+      rep:finish(a)
+      assert.same({ "file_start a", "output a a half", "scenario_end a 1/1 fail a1",
+                    "scenario_end a 2/2 error a", "file_end a", "file_start b",
+                    "output b b line", "output b b half", "scenario_end b 3/1 pass b1" }, heard)
+      rep:finish(b)
+      local summary = rep:run_end(nil)
+      assert.same({ total = 3, passed = 1, failed = 2 }, summary)
+      assert.same({ "file_end b", "run_end 3 1 2 nil" }, { heard[10], heard[11] })
+      assert.equal(11, #heard)
+    end)
+
+    it("a stop held: the current file's rest and its end, no later file", function()
+      local heard, tell = recorder()
+      local rep = order.new(tell)
+      local a, b = rep:add("a"), rep:add("b")
+      rep:result(b, { name = "b1", status = "pass", secs = 0 })
+      rep:result(a, { name = "a1", status = "pass", secs = 0 })
+      rep:hold()
+      rep:output(a, "printed\nthen killed")
+      assert.equal(2, #heard)
+      assert.same({ total = 1, passed = 1, failed = 0, stop = "interrupted" },
+        rep:run_end("interrupted"))
+      assert.same({ "file_start a", "scenario_end a 1/1 pass a1", "output a printed",
+                    "output a then killed", "file_end a", "run_end 1 1 0 interrupted" }, heard)
     end)
   end)
 
