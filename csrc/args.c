@@ -212,16 +212,12 @@ void lmns_checknomore(lua_State *L, int n)
 static lua_Integer lmns_checkrange(lua_State *L, int arg, lua_Integer lo,
 				   lua_Integer hi, const char *what)
 {
-	/* as a number first: Lua 5.1's and LuaJIT's luaL_checkinteger cast
-	 * 1.5 to 1 (kill_tree(1.5) was kill_tree(1): init's whole tree) and
-	 * a number out of range undefinedly */
-	lua_Number n = luaL_checknumber(L, arg);
+	lua_Integer v = luaL_checkinteger(L, arg);
 
-	if (!(n >= (lua_Number)lo && n <= (lua_Number)hi) ||
-	    n != (lua_Number)(lua_Integer)n)
+	if (v < lo || v > hi)
 		luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s",
 			what, lua_tostring(L, arg)));
-	return (lua_Integer)n;
+	return v;
 }
 
 /* A file descriptor argument: an integer from 0 to INT_MAX. */
