@@ -8,7 +8,9 @@
 -- - what a script or its scenarios print to stdout is read through a pipe
 --   and re-emitted as `# ` comment lines, so it can never pass for a result
 --   line; names, prints and diagnostics go through `mountns.escape`, so
---   none of them can add a line or drive the terminal;
+--   none of them can add a line or drive the terminal (the writers do it,
+--   by the rules of `mountns.report`: the runner sends events and writes
+--   no report line itself);
 -- - SIGINT stops the run at once: the runner kills the script's child
 --   (its scenario processes die with it), prints the summary so far with
 --   "interrupted" and returns 130; SIGTERM the same, "terminated", 143;
@@ -34,6 +36,10 @@ local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
 local cli = require "mountns.cli"
 local lazy = require "mountns.lazy"
+local report = require "mountns.report"
+local plain_writer = require "mountns.report.plain"
+local tap_writer = require "mountns.report.tap"
+local order = require "mountns.report.order"
 -- what a script requires (every example does): loaded here, with every
 -- module they defer, by `run` before its first fork (see there)
 require "mountns"
@@ -42,37 +48,6 @@ require "mountns.expect"
 local unpack = table.unpack or unpack -- luacheck: ignore
 
 local M = {}
-
--- ---- escaping: one line per item, whatever it contains ---------------------
-
---- A scenario name as one line, by the one escaping rule of mountns
--- (`mountns.escape`: a newline as `\012`, a backslash as `\134`, ESC as
--- `\033`...); under TAP also `#` as `\#`, so no name can start a directive
--- (`# TODO`, `# SKIP`).
--- @tparam string name
--- @tparam boolean tap
--- @treturn string
-function M.escape_name(name, tap)
-  local s = core.escape(tostring(name))
-  if tap then s = s:gsub("#", "\\#") end
-  return s
-end
-
--- A line of a diagnostic: the same rule, but tabs (tracebacks) and
--- backslashes (the `\ooo` of paths that expect's diagnostics escaped
--- already) are kept as they are.
-local function escape_diagnostic(line)
-  return (core.escape(line):gsub("\\011", "\t"):gsub("\\134", "\\"))
-end
-
--- Every line of a diagnostic with prefix before it.
-local function lines_of(text, prefix)
-  local out = {}
-  for line in (tostring(text) .. "\n"):gmatch("([^\n]*)\n") do
-    out[#out + 1] = prefix .. escape_diagnostic(line)
-  end
-  return table.concat(out, "\n")
-end
 
 -- ---- the protocol: what the script's process sends --------------------------
 
@@ -243,9 +218,13 @@ function M.cpus()
   return n > 0 and n or 1
 end
 
---- Run scripts and print their verdict on stdout.
+--- Run scripts and report their verdict (on stdout, or to `writers`).
 -- @tparam {string,...} files the scripts, in order
 -- @tparam[opt] table opts `tap`: TAP version 14 instead of the plain report;
+-- `writers`: the report writers, a list of objects whose methods hear the
+-- run's events (`mountns.report`) instead of the plain or TAP report on
+-- stdout (`mountns.report.plain.new()`, `mountns.report.tap.new()` are
+-- those two; not with `tap`);
 -- `dot`: a directory (it exists) for one Graphviz file per passing scenario,
 -- `<script>-<n>.dot` (`<script>~2-<n>.dot` for a second script of the
 -- same name); `timeout`: every scenario's default timeout in seconds;
@@ -280,7 +259,7 @@ function M.run(files, opts)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
   opts = argcheck.options(opts, "run", 2,
-    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux" }, 2)
+    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux", "writers" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
   scenario.check_modes(opts, "run", 2)
   local jobs = opts.jobs
@@ -289,9 +268,14 @@ function M.run(files, opts)
     argcheck.error("run", 2, "option 'jobs': an integer >= 1 expected, got "
       .. tostring(jobs), 2)
   end
-  local tap = opts.tap
-  local out = io.stdout
-  local n, passed, failed = 0, 0, 0
+  local writers = opts.writers
+  if writers ~= nil and opts.tap then
+    argcheck.error("run", 2, "option 'tap' with option 'writers': put "
+      .. "mountns.report.tap.new() in writers", 2)
+  end
+  -- the report: events to the writers, which write it (mountns.report)
+  local tell = report.subscribers(writers or { (opts.tap and tap_writer or plain_writer).new() },
+    "run", 2, 2)
   -- once here, not in every script's process: the modules a script
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
@@ -313,85 +297,9 @@ function M.run(files, opts)
   local _, euid = core.getuid()
   if euid == 0 and not opts.model then pcall(scenario.template) end
 
-  local function emit(s)
-    out:write(s, "\n")
-    out:flush()
-  end
-
-  -- run --golden: the text indented (under TAP: "# "), a blank line blank
-  local function golden_lines(text)
-    for line in text:gmatch("([^\n]*)\n") do
-      emit(line == "" and (tap and "#" or "") or ((tap and "# " or "    ")
-        .. core.escape(line)))
-    end
-  end
-
-  local function report(name, ok, err, secs, notes)
-    n = n + 1
-    if ok then passed = passed + 1 else failed = failed + 1 end
-    if tap then
-      emit(string.format("%s %d - %s", ok and "ok" or "not ok", n, M.escape_name(name, true)))
-      if not ok then emit(lines_of(err or "failed", "# ")) end
-    else
-      emit(string.format("%-4s %s (%.0f ms)", ok and "ok" or "FAIL", M.escape_name(name),
-                         (secs or 0) * 1000))
-      if not ok then emit(lines_of(err or "failed", "    ")) end
-    end
-    for _, note in ipairs(notes or {}) do
-      emit(lines_of("note: " .. tostring(note), tap and "# " or "    "))
-    end
-  end
-
-  -- Each script's report is a list of items ({"line", text}, {"result",
-  -- name, ok, err, secs, golden}), rendered (numbered, counted, printed)
-  -- once every script before it is: the script at `head` streams its
-  -- items at once, the others hold them until their turn.
-  local scripts, head = {}, 1
-  local function flush()
-    while scripts[head] do
-      local st = scripts[head]
-      while st.shown < #st.items do
-        st.shown = st.shown + 1
-        local it = st.items[st.shown]
-        if it[1] == "line" then emit(it[2])
-        else
-          report(it[2], it[3], it[4], it[5], it[7])
-          if it[3] and it[6] then golden_lines(it[6]) end
-        end
-      end
-      if not st.finished then break end
-      st.items = nil -- reported: not kept for the rest of the run
-      head = head + 1
-    end
-  end
-  local function push(st, item)
-    st.items[#st.items + 1] = item
-    if st == scripts[head] then flush() end
-  end
-
-  -- printed output, a line at a time; a last line without newline is
-  -- completed before the next result or at the script's end
-  local function output(st, data)
-    local pending = st.pending .. data
-    while true do
-      local nl = pending:find("\n", 1, true)
-      if not nl then break end
-      push(st, { "line", "# " .. core.escape(pending:sub(1, nl - 1)) })
-      pending = pending:sub(nl + 1)
-    end
-    st.pending = pending
-  end
-  local function end_output(st)
-    if st.pending ~= "" then
-      push(st, { "line", "# " .. core.escape(st.pending) })
-      st.pending = ""
-    end
-  end
-  local function result(st, name, ok, err, secs, golden, notes)
-    end_output(st)
-    st.results = st.results + 1
-    push(st, { "result", name, ok, err, secs, golden, notes })
-  end
+  -- the report, in file order whatever runs at once: each script's
+  -- (`st.rep`) is held until those before it are reported
+  local rep = order.new(tell)
 
   -- picture file stems: a script's base name, made unique in this run
   local stems = {}
@@ -473,13 +381,11 @@ function M.run(files, opts)
         return nil, err
       end
     end
-    local st = { path = path, items = {}, shown = 0, pending = "", results = 0,
-                 pictures = 0, out_open = true, stem = opts.dot and stem_of(path) }
-    scripts[#scripts + 1] = st
+    local st = { path = path, rep = rep:add(path), pictures = 0, out_open = true,
+                 stem = opts.dot and stem_of(path) }
     if not pid then
-      result(st, path, false, "cannot start its process: " .. tostring(err), 0)
-      st.finished = true
-      flush()
+      rep:error(st.rep, path, "cannot start its process: " .. tostring(err), 0)
+      rep:finish(st.rep)
       return false
     end
     core.close_fd(fds[2]); core.close_fd(fds[4]); core.close_fd(fds[5])
@@ -490,7 +396,7 @@ function M.run(files, opts)
 
   local function read_output(st)
     local data, eof = drain(st.out_r)
-    output(st, data)
+    rep:output(st.rep, data)
     if eof then st.out_open = false end
   end
 
@@ -534,7 +440,8 @@ function M.run(files, opts)
         local wrote, werr = picture(st.stem, st.pictures, ev.dot)
         if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
       end
-      result(st, ev.name, ok, err, ev.secs, ok and ev.golden or nil, ev.notes)
+      rep:result(st.rep, { name = ev.name, status = ok and "pass" or "fail", message = err,
+                           secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes })
       core.write_fd(st.ack_w, "k") -- the script goes on
     else
       st.done = ev
@@ -549,7 +456,7 @@ function M.run(files, opts)
 
   -- The script's process is done with: its fds closed, its slot free.
   local function release(st)
-    if st.out_open then output(st, (drain(st.out_r))) end
+    if st.out_open then rep:output(st.rep, (drain(st.out_r))) end
     core.close_fd(st.ev_r); core.close_fd(st.out_r); core.close_fd(st.ack_w)
     for i, o in ipairs(running) do
       if o == st then table.remove(running, i); break end
@@ -574,29 +481,28 @@ function M.run(files, opts)
       end
     end
     release(st)
-    end_output(st)
+    rep:end_output(st.rep)
     local done, path = st.done, st.path
     if st.overdue then
       local sc = st.started
-      result(st, sc.name, false, string.format("ran past its timeout of %g s: its script's "
+      rep:error(st.rep, sc.name, string.format("ran past its timeout of %g s: its script's "
         .. "process did not report it within %g s more and was killed (the rest of %s "
         .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE)
     elseif st.broken then
-      result(st, path, false, "protocol error: " .. st.broken
+      rep:error(st.rep, path, "protocol error: " .. st.broken
         .. " (its process was killed: a scenario's process cannot write to the runner)", 0)
     elseif stuck then
-      result(st, path .. " exited early", false, string.format("its process closed its "
+      rep:error(st.rep, path .. " exited early", string.format("its process closed its "
         .. "result pipe before the script ended and was still running %g s later "
         .. "(--timeout): killed", limit), 0)
     elseif not done then
-      result(st, path .. " exited early", false, early_exit(how, code), 0)
+      rep:error(st.rep, path .. " exited early", early_exit(how, code), 0)
     elseif not done.ok then
-      result(st, path, false, done.err, 0) -- an error outside any scenario
-    elseif st.results == 0 then
-      result(st, path .. " (no scenario ran)", false, "the script ran no scenario", 0)
+      rep:error(st.rep, path, done.err, 0) -- an error outside any scenario
+    elseif st.rep.results == 0 then
+      rep:error(st.rep, path .. " (no scenario ran)", "the script ran no scenario", 0)
     end
-    st.finished = true
-    flush()
+    rep:finish(st.rep)
   end
 
   -- The scripts whose pipe ended without "done": reaped once they end,
@@ -657,6 +563,7 @@ function M.run(files, opts)
   -- The run: scripts started (up to `jobs`), their frames and output read,
   -- each report completed, until every file is reported or a signal stops it.
   local function loop()
+    tell("run_start", { files = { unpack(files) } })
     local next_file = 1
     while true do
       while #running < jobs and files[next_file] and not (starved and #running >= starved) do
@@ -751,42 +658,38 @@ function M.run(files, opts)
     end
   end
 
-  if tap then emit("TAP version 14") end
   local completed, failure = pcall(loop)
   if not completed then
-    -- a failure of the runner itself (out of memory...): what was reported
-    -- stays, the summary says why the run stopped
-    stop = "stopped: " .. core.escape(tostring(failure))
+    -- a failure of the runner itself (out of memory, a writer that
+    -- raised...): what was reported stays, the summary says why the run
+    -- stopped
+    stop = "stopped: " .. tostring(failure)
   end
   if stop then
-    -- every script's process killed; what the script being reported
-    -- printed is shown, the scripts after it are not reported
-    local current = scripts[head]
+    -- every script's process killed (before any writer hears of it); what
+    -- the script being reported printed is shown, the scripts after it
+    -- are not reported
+    rep:hold()
     for i = #running, 1, -1 do
       local st = running[i]
       child_proto.kill_tree(st.pid) -- what its scenarios' tools forked too
       core.waitpid(st.pid)
       release(st)
     end
-    if current then end_output(current) end
     -- the processes still ending after their "done" (reaping their
     -- scenarios' processes) too: the run stops at once, whatever they wait for
     for _, pid in ipairs(exiting) do child_proto.kill_tree(pid) end
   end
   reap(true)
   for _, fd in ipairs(sigfds) do core.close_fd(fd) end
+  local summary = rep:run_end(stop)
   if stop then
-    if tap then emit("Bail out! " .. stop) end
-    emit(string.format("%s%d passed, %d failed (%s)", tap and "# " or "",
-                       passed, failed, stop))
     for _, sig in ipairs(SIGNALS) do
       if sig.word == stop then return sig.status end
     end
     return 1
   end
-  if tap then emit("1.." .. n) end
-  emit(string.format("%s%d passed, %d failed", tap and "# " or "", passed, failed))
-  return failed == 0 and 0 or 1
+  return summary.failed == 0 and 0 or 1
 end
 
 -- ---- the command line: `mountns run ...` ----------------------------------

@@ -28,8 +28,9 @@ local LAYERS = {
   { "lazy", "flags", "args", "cli", "record", "table", "diff", "format", "model" },
   { "child", "isolate", "mounts", "ops", "agent" }, -- child processes
   { "namespace", "watch", "shell", "mirror" }, -- scenario namespaces and their facilities
-  -- the scenario runner, expectations, output, the public module
-  { "scenario", "runner", "expect", "luassert", "dot", "recipes", "explain", "init",
+  -- the scenario runner and its report writers, expectations, output, the
+  -- public module
+  { "scenario", "runner", "report", "expect", "luassert", "dot", "recipes", "explain", "init",
     "check" },
 }
 

@@ -1,0 +1,150 @@
+--- mountns.report.order: a run's report in file order, whatever runs at
+-- once. Each file's report is a list of items (a line it printed, a
+-- result) sent to the writers as events (`mountns.report`) once every
+-- file before it is reported: the file at the head streams its items at
+-- once, the others hold them until their turn. So `-j 2` reports byte for
+-- byte what `-j 1` does, the results are numbered in file order, and the
+-- counts of the summary are kept here, as the events go.
+-- @module mountns.report.order
+
+local M = {}
+
+local Order = {}
+Order.__index = Order
+
+--- An empty report.
+-- @tparam function tell sends an event to the writers (`report.subscribers`)
+-- @treturn table the report
+function M.new(tell)
+  return setmetatable({ tell = tell, files = {}, head = 1, held = false,
+                        n = 0, passed = 0, failed = 0 }, Order)
+end
+
+--- The report of the next file, its place in the order.
+-- @tparam string path
+-- @treturn table the file's report: `file` is what the writers get
+-- (`path`, `index`), `results` how many results it has
+function Order:add(path)
+  local f = { file = { path = path, index = #self.files + 1 }, items = {}, shown = 0,
+              pending = "", results = 0 }
+  self.files[#self.files + 1] = f
+  return f
+end
+
+-- file_start, once
+local function open(self, f)
+  if not f.opened then
+    f.opened = true
+    self.tell("file_start", f.file)
+  end
+end
+
+-- the items of f not sent yet, the results numbered and counted
+local function show(self, f)
+  open(self, f)
+  while f.shown < #f.items do
+    f.shown = f.shown + 1
+    local it = f.items[f.shown]
+    if it[1] == "output" then self.tell("output", f.file, it[2])
+    else
+      local r = it[2]
+      self.n = self.n + 1
+      r.n = self.n
+      if r.status == "pass" then self.passed = self.passed + 1
+      else self.failed = self.failed + 1 end
+      self.tell("scenario_end", f.file, r)
+    end
+  end
+end
+
+-- every file whose turn has come
+local function flush(self)
+  while self.files[self.head] do
+    local f = self.files[self.head]
+    show(self, f)
+    if not f.finished then break end
+    f.items = nil -- reported: not kept for the rest of the run
+    self.head = self.head + 1
+    self.tell("file_end", f.file)
+  end
+end
+
+local function push(self, f, item)
+  f.items[#f.items + 1] = item
+  if f == self.files[self.head] and not self.held then flush(self) end
+end
+
+--- What f's process printed, a line at a time; a last line without
+-- newline is completed before the next result or at the file's end.
+-- @tparam table f a file's report
+-- @tparam string data
+function Order:output(f, data)
+  local pending = f.pending .. data
+  while true do
+    local nl = pending:find("\n", 1, true)
+    if not nl then break end
+    push(self, f, { "output", pending:sub(1, nl - 1) })
+    pending = pending:sub(nl + 1)
+  end
+  f.pending = pending
+end
+
+--- f's last line without newline, as a line.
+-- @tparam table f a file's report
+function Order:end_output(f)
+  if f.pending ~= "" then
+    push(self, f, { "output", f.pending })
+    f.pending = ""
+  end
+end
+
+--- A scenario's result (`r`: as `scenario_end` has it, but for `n` and
+-- `index`, which are given here).
+-- @tparam table f a file's report
+-- @tparam table r
+function Order:result(f, r)
+  self:end_output(f)
+  f.results = f.results + 1
+  r.index = f.results
+  push(self, f, { "result", r })
+end
+
+--- The runner's own verdict on a file or a scenario: an error.
+-- @tparam table f a file's report
+-- @tparam string name
+-- @tparam string message
+-- @tparam number secs
+function Order:error(f, name, message, secs)
+  self:result(f, { name = name, status = "error", message = message, secs = secs })
+end
+
+--- f is complete: its file_end goes once every file before it is reported.
+-- @tparam table f a file's report
+function Order:finish(f)
+  f.finished = true
+  flush(self)
+end
+
+--- The run stops: from here the items are kept, not sent (a stopped run
+-- kills its processes before any writer hears of it); `stop` sends them.
+function Order:hold()
+  self.held = true
+end
+
+--- The run stopped: the file being reported gets the rest of its items
+-- and its file_end; the files after it get no event. Then run_end.
+-- @tparam ?string stop why the run stopped (nil: it did not)
+-- @treturn table the summary (`total`, `passed`, `failed`, `stop`)
+function Order:run_end(stop)
+  local f = stop and self.files[self.head]
+  if f then
+    self:end_output(f)
+    show(self, f)
+    self.tell("file_end", f.file)
+  end
+  local summary = { total = self.n, passed = self.passed, failed = self.failed, stop = stop }
+  self.tell("run_end", summary)
+  return summary
+end
+
+return M
