@@ -247,7 +247,8 @@ void lmns_ns_open(lua_State *L);
 void lmns_mount_open(lua_State *L);
 void lmns_mountinfo_open(lua_State *L);
 void lmns_process_open(lua_State *L);
-/* process.c: write all of s to fd (a socket: send with MSG_NOSIGNAL; else
+void lmns_fdio_open(lua_State *L);
+/* fdio.c: write all of s to fd (a socket: send with MSG_NOSIGNAL; else
  * write with SIGPIPE blocked and a SIGPIPE it raised consumed); 0 or an
  * errno */
 int lmns_write_all(int fd, const char *s, size_t len);

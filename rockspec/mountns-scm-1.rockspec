@@ -43,7 +43,7 @@ build = {
         "csrc/procfs.c", "csrc/record.c", "csrc/ns.c", "csrc/mount.c",
         "csrc/mountinfo.c", "csrc/process.c", "csrc/tree.c", "csrc/mountid.c",
         "csrc/newapi.c", "csrc/statmount.c", "csrc/features.c", "csrc/watch.c",
-        "csrc/heap.c", "csrc/frame.c", "csrc/libmount.c",
+        "csrc/heap.c", "csrc/frame.c", "csrc/libmount.c", "csrc/fdio.c",
       },
       incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
       libdirs = { "$(LIBMOUNT_LIBDIR)" },

@@ -39,7 +39,7 @@ local C_LAYERS = {
   { "tree", "args", "handle", "record", "heap" },  -- 1 foundations
   { "errors", "procfs", "mountid", "libmount" },   -- 2 errors, kernel access
   { "ns" },                                        -- 3 namespaces
-  { "mount", "mountinfo", "process", "frame", "newapi", "watch" }, -- 4 areas
+  { "mount", "mountinfo", "process", "fdio", "frame", "newapi", "watch" }, -- 4 areas
   { "statmount", "features" },                     -- 5 composites
   { "core" },                                      -- 6 the module
 }
