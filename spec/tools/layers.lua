@@ -36,8 +36,8 @@ local LAYERS = {
 -- The C files, lowest first (the headers, layer 0, are not listed: every
 -- file includes them and they call nothing).
 local C_LAYERS = {
-  { "tree", "args", "handle", "record", "heap" },  -- 1 foundations
-  { "errors", "procfs", "mountid", "libmount" },   -- 2 errors, kernel access
+  { "tree", "args", "handle", "record" },          -- 1 foundations
+  { "errors", "procfs", "mountid", "libmount", "heap" }, -- 2 errors, kernel access, the heap
   { "ns" },                                        -- 3 namespaces
   { "mount", "mountinfo", "process", "fdio", "frame", "newapi", "watch" }, -- 4 areas
   { "statmount", "features" },                     -- 5 composites
