@@ -40,6 +40,7 @@ int luaopen_mountns_core(lua_State *L)
 	lmns_mountinfo_open(L);
 	lmns_process_open(L);
 	lmns_fdio_open(L);
+	lmns_proctree_open(L);
 	lmns_frame_open(L);
 	lmns_tree_open(L);
 	lmns_newapi_open(L);

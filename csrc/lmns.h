@@ -248,6 +248,7 @@ void lmns_mount_open(lua_State *L);
 void lmns_mountinfo_open(lua_State *L);
 void lmns_process_open(lua_State *L);
 void lmns_fdio_open(lua_State *L);
+void lmns_proctree_open(lua_State *L);
 /* fdio.c: write all of s to fd (a socket: send with MSG_NOSIGNAL; else
  * write with SIGPIPE blocked and a SIGPIPE it raised consumed); 0 or an
  * errno */

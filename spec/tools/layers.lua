@@ -39,7 +39,8 @@ local C_LAYERS = {
   { "tree", "args", "handle", "record" },          -- 1 foundations
   { "errors", "procfs", "mountid", "libmount", "heap" }, -- 2 errors, kernel access, the heap
   { "ns" },                                        -- 3 namespaces
-  { "mount", "mountinfo", "process", "fdio", "frame", "newapi", "watch" }, -- 4 areas
+  { "mount", "mountinfo", "process", "fdio", "proctree", "frame", "newapi", -- 4 areas
+    "watch" },
   { "statmount", "features" },                     -- 5 composites
   { "core" },                                      -- 6 the module
 }
