@@ -37,7 +37,8 @@ local LAYERS = {
 -- file includes them and they call nothing).
 local C_LAYERS = {
   { "tree", "args", "handle", "record" },          -- 1 foundations
-  { "errors", "procfs", "mountid", "libmount", "heap" }, -- 2 errors, kernel access, the heap
+  -- 2 errors, kernel access, the heap
+  { "errors", "procfs", "mountid", "libmount", "smpipe", "heap" },
   { "ns" },                                        -- 3 namespaces
   { "mount", "mountinfo", "process", "fdio", "proctree", "frame", "newapi", -- 4 areas
     "watch" },
