@@ -292,6 +292,7 @@ size_t lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
 /* the areas */
 void lmns_ns_open(lua_State *L);
 void lmns_mount_open(lua_State *L);
+void lmns_files_open(lua_State *L);
 void lmns_mountinfo_open(lua_State *L);
 void lmns_process_open(lua_State *L);
 void lmns_fdio_open(lua_State *L);

@@ -44,7 +44,7 @@ build = {
         "csrc/mountinfo.c", "csrc/process.c", "csrc/tree.c", "csrc/mountid.c",
         "csrc/newapi.c", "csrc/statmount.c", "csrc/features.c", "csrc/watch.c",
         "csrc/heap.c", "csrc/frame.c", "csrc/libmount.c", "csrc/fdio.c",
-        "csrc/proctree.c", "csrc/smpipe.c",
+        "csrc/proctree.c", "csrc/smpipe.c", "csrc/files.c",
       },
       incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
       libdirs = { "$(LIBMOUNT_LIBDIR)" },

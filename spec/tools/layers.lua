@@ -40,8 +40,8 @@ local C_LAYERS = {
   -- 2 errors, kernel access, the heap
   { "errors", "procfs", "mountid", "libmount", "smpipe", "heap" },
   { "ns" },                                        -- 3 namespaces
-  { "mount", "mountinfo", "process", "fdio", "proctree", "frame", "newapi", -- 4 areas
-    "watch" },
+  { "mount", "files", "mountinfo", "process", "fdio", "proctree", "frame", -- 4 areas
+    "newapi", "watch" },
   { "statmount", "features" },                     -- 5 composites
   { "core" },                                      -- 6 the module
 }
