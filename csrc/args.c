@@ -212,12 +212,16 @@ void lmns_checknomore(lua_State *L, int n)
 static lua_Integer lmns_checkrange(lua_State *L, int arg, lua_Integer lo,
 				   lua_Integer hi, const char *what)
 {
-	lua_Integer v = luaL_checkinteger(L, arg);
+	/* as a number first: Lua 5.1's and LuaJIT's luaL_checkinteger cast
+	 * 1.5 to 1 (kill_tree(1.5) was kill_tree(1): init's whole tree) and
+	 * a number out of range undefinedly */
+	lua_Number n = luaL_checknumber(L, arg);
 
-	if (v < lo || v > hi)
+	if (!(n >= (lua_Number)lo && n <= (lua_Number)hi) ||
+	    n != (lua_Number)(lua_Integer)n)
 		luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s",
 			what, lua_tostring(L, arg)));
-	return v;
+	return (lua_Integer)n;
 }
 
 /* A file descriptor argument: an integer from 0 to INT_MAX. */
