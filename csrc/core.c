@@ -37,8 +37,11 @@ int luaopen_mountns_core(lua_State *L)
 	lmns_procfs_open(L);
 	lmns_ns_open(L);
 	lmns_mount_open(L);
+	lmns_files_open(L);
 	lmns_mountinfo_open(L);
 	lmns_process_open(L);
+	lmns_fdio_open(L);
+	lmns_proctree_open(L);
 	lmns_frame_open(L);
 	lmns_tree_open(L);
 	lmns_newapi_open(L);

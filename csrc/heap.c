@@ -49,6 +49,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -257,6 +258,8 @@ static void lmns_heap_wrap(lua_State *L)
 }
 #endif
 
+static void lmns_heap_fresh_open(lua_State *L);	/* fresh_heap, below */
+
 void lmns_heap_open(lua_State *L)
 {
 	const char *env = getenv("MOUNTNS_HUGE_PAGES");
@@ -269,4 +272,229 @@ void lmns_heap_open(lua_State *L)
 #else
 	(void)L;
 #endif
+	lmns_heap_fresh_open(L);
+}
+
+/* ---- fresh_heap: a forked child's allocations from a fresh arena ------- */
+
+/***
+@module mountns.core
+*/
+
+/***
+The heap: a forked child's allocations
+@section heap
+*/
+
+/*
+ * fresh_heap: a forked child's Lua allocations from a fresh arena.
+ *
+ * After fork every page of the parent's heap is shared copy-on-write, so
+ * the child pays a page fault and a 4 KB copy for each page it writes:
+ * malloc reusing a free chunk of the inherited heap, the collector marking
+ * an old object. A short-lived child (a scenario) touches a few hundred
+ * such pages for a few dozen KB of work. Here its new blocks come from a
+ * private anonymous mapping instead (a zero-fill fault per fresh 4 KB, no
+ * copy), and the collector is stopped, so old objects are not written.
+ * Blocks of the arena are never reused (freeing one does nothing); blocks
+ * of the old heap are freed and resized by the old allocator (kept
+ * instead, they would be leaks to LeakSanitizer and valgrind: a child of
+ * make asan or make valgrind exits with their checks). When the
+ * arena is full, new blocks come from the old allocator. Every period
+ * (16 MB allocated, arena or not, unless the caller gives another) a full collection runs: the allocator
+ * sets a count hook (lua_sethook may be called at any time, even from a
+ * signal handler), which at the next instruction puts the thread's
+ * previous hook back and runs lua_gc(LUA_GCCOLLECT), a normal collection
+ * that also calls the finalizers (__gc: a file left open is closed). An
+ * emergency collection, which Lua 5.4 runs when an allocation fails (also
+ * when the collector is stopped), calls none: the file descriptors of
+ * unclosed files would pile up. Should the hook not have run by the next
+ * period (the thread that called fresh_heap is not the one allocating),
+ * the next request the arena cannot serve fails instead: the emergency
+ * collection, then the old
+ * allocator serves it, so memory stays bounded by the live data plus the
+ * arena plus that period. Lua 5.1-5.3 and LuaJIT run no collection on a
+ * failed allocation when the collector is stopped: there, nothing is done.
+ */
+#if LUA_VERSION_NUM >= 504
+#define ARENA_ALIGN 16
+
+struct lmns_arena {
+	char *top, *end, *base;
+	lua_Alloc old;
+	void *oldud;
+	size_t since_gc;	/* bytes allocated since a collection */
+	size_t every;		/* the period of the collections, in bytes */
+	int failed;		/* the last growth failed on purpose */
+	lua_State *L;		/* the thread that called fresh_heap: the hook's */
+	int hooked;		/* the collection's hook is set, not run yet */
+	lua_Hook oldhook;	/* the thread's hook before it, put back by it */
+	int oldmask, oldcount;
+};
+
+static struct lmns_arena *lmns_arena_current;	/* one per process */
+
+/* The count hook that the allocator set: the previous hook back, then a
+ * full collection with its finalizers. */
+static void lmns_arena_hook(lua_State *L, lua_Debug *ar)
+{
+	struct lmns_arena *a = lmns_arena_current;
+
+	(void)ar;
+	if (!a || !a->hooked)
+		return;
+	a->hooked = 0;
+	lua_sethook(L, a->oldhook, a->oldmask, a->oldcount);
+	a->since_gc = 0;
+	lua_gc(L, LUA_GCCOLLECT, 0);
+}
+
+/* Count n bytes allocated; past the period, set the collection's hook.
+ * Returns 1 when the last period's hook has not run yet. */
+static int lmns_arena_count(struct lmns_arena *a, size_t n)
+{
+	a->since_gc += n;
+	if (a->since_gc < a->every)
+		return 0;
+	a->since_gc = 0;
+	if (a->hooked)
+		return 1;
+	a->oldhook = lua_gethook(a->L);
+	a->oldmask = lua_gethookmask(a->L);
+	a->oldcount = lua_gethookcount(a->L);
+	a->hooked = 1;
+	lua_sethook(a->L, lmns_arena_hook, LUA_MASKCOUNT, 1);
+	return 0;
+}
+
+static int lmns_arena_owns(const struct lmns_arena *a, const void *p)
+{
+	return (const char *)p >= a->base && (const char *)p < a->end;
+}
+
+static void *lmns_arena_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	struct lmns_arena *a = ud;
+	size_t size = (nsize + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+	void *p;
+
+	if (ptr && !lmns_arena_owns(a, ptr))	/* the old heap's block */
+		return a->old(a->oldud, ptr, osize, nsize);
+	if (nsize == 0)
+		return NULL;	/* an arena block (or none): not reused */
+	if (ptr && nsize <= osize)
+		return ptr;	/* shrinking never fails, never moves */
+	if (ptr && (char *)ptr + ((osize + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
+	    == a->top && size <= (size_t)(a->end - (char *)ptr)) {
+		a->top = (char *)ptr + size;	/* the last block grows in place */
+		return ptr;
+	}
+	if (size <= (size_t)(a->end - a->top)) {
+		p = a->top;
+		a->top += size;
+		lmns_arena_count(a, size);
+	} else {
+		if (!a->failed && lmns_arena_count(a, nsize)) {
+			a->failed = 1;	/* Lua collects, then asks again */
+			return NULL;
+		}
+		a->failed = 0;
+		p = a->old(a->oldud, NULL, 0, nsize);
+		if (!p)
+			return NULL;
+	}
+	if (ptr)
+		memcpy(p, ptr, osize);
+	return p;
+}
+#endif
+
+/***
+In a forked child that will end with `_exit` (never returning into its
+parent's code): allocate the Lua state's new blocks from a fresh private
+arena of `mb` megabytes and stop the collector, so the child writes
+fewer of the pages it shares copy-on-write with its parent (each one a
+page fault and a copy). Memory stays bounded: once the arena is full,
+blocks come from the old allocator; a full collection runs every
+`every` MB allocated (with the finalizers: `__gc`). Lua 5.4 only
+(elsewhere it does nothing and returns false). A process cannot undo
+it: never call it in a process that goes on.
+@function fresh_heap
+@tparam[opt=16] int mb the arena's size
+@tparam[opt=16] number every MB allocated between two collections
+@treturn[1] boolean true: done; false: not on this Lua
+@return[2] nil
+@treturn[2] string "fresh_heap: strerror (ENAME)" (mmap failed)
+@treturn[2] int errno
+*/
+static int lmns_heap_fresh_heap(lua_State *L)
+{
+	lua_Integer mb;
+	lua_Number every;
+
+	lmns_checknomore(L, 2);
+	mb = luaL_optinteger(L, 1, 16);
+	every = luaL_optnumber(L, 2, 16);
+	luaL_argcheck(L, mb >= 1 && mb <= 4096, 1, "a size in MB from 1 to 4096 expected");
+	luaL_argcheck(L, every >= 0.0625 && every <= 4096, 2,
+		      "a period in MB from 0.0625 to 4096 expected");
+#if LUA_VERSION_NUM >= 504
+	{
+		size_t len = (size_t)mb << 20;
+		struct lmns_arena *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+					    -1, 0);
+
+		if (a == MAP_FAILED)
+			return lmns_fail(L, errno, "fresh_heap", NULL, NULL);
+		a->base = (char *)a;
+		a->end = a->base + len;
+		a->top = a->base + ((sizeof *a + ARENA_ALIGN - 1)
+				    & ~(size_t)(ARENA_ALIGN - 1));
+		a->since_gc = 0;
+		a->every = (size_t)(every * (1 << 20));
+		a->failed = 0;
+		a->L = L;	/* kept from the collector: the hook's thread */
+		/* a coroutine is kept from the collector by a reference; the
+		 * main thread lives as long as the state (and a reference
+		 * would write the registry's array: a copy-on-write fault) */
+		if (lua_pushthread(L))
+			lua_pop(L, 1);
+		else
+			luaL_ref(L, LUA_REGISTRYINDEX);
+		a->hooked = 0;
+		/* a second call (a scenario's child of a script's process,
+		 * both with fresh_heap): the first arena only forwards from
+		 * now on; its pending hook, which reads the current arena,
+		 * is undone here (it would stay set, run at every
+		 * instruction) */
+		if (lmns_arena_current) {
+			struct lmns_arena *o = lmns_arena_current;
+
+			if (o->hooked) {
+				lua_sethook(o->L, o->oldhook, o->oldmask, o->oldcount);
+				o->hooked = 0;
+			}
+			o->every = (size_t)-1;
+		}
+		lmns_arena_current = a;
+		a->old = lua_getallocf(L, &a->oldud);
+		lua_gc(L, LUA_GCSTOP, 0);
+		lua_setallocf(L, lmns_arena_alloc, a);
+		lua_pushboolean(L, 1);
+	}
+#else
+	lua_pushboolean(L, 0);
+#endif
+	return 1;
+}
+
+static void lmns_heap_fresh_open(lua_State *L)
+{
+	static const luaL_Reg funcs[] = {
+		{ "fresh_heap", lmns_heap_fresh_heap },
+		{ NULL, NULL }
+	};
+
+	luaL_setfuncs(L, funcs, 0);
 }

@@ -2,9 +2,10 @@
  * libmount.c - util-linux libmount, loaded on first use (dlopen), not with
  * core.so: it brings libblkid, libselinux and libpcre2, whose loading cost
  * as much as the rest of `mountns show`, and the statmount path needs none
- * of them. mountinfo.c parses with it; ns.c, mount.c and process.c preload
- * it before the process changes its root or forks (lmns_libmount_preload),
- * so it sits low, in layer 2, below every file that needs it.
+ * of them. mountinfo.c parses with it; ns.c, mount.c, files.c and process.c
+ * preload it before the process changes its root or forks
+ * (lmns_libmount_preload), so it sits low, in layer 2, below every file that
+ * needs it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -236,6 +236,53 @@ int lmns_mount_id_of(int dfd, const char *path, int flags,
 		      STATMOUNT_FS_TYPE | STATMOUNT_MNT_OPTS | \
 		      STATMOUNT_FS_SUBTYPE | STATMOUNT_SB_SOURCE)	/* uapi.h */
 
+/*
+ * smpipe.c: the statmount(2) calls of statmount.c (struct lmns_statmount:
+ * uapi.h). lmns_smbuf: a call's buffer, first the caller's (on its C
+ * stack, LMNS_SM_BUFSIZE bytes: no Lua memory for an ordinary mount), then
+ * a userdata in the stack slot idx that lmns_smbuf_init reserves, replaced
+ * as it grows on EOVERFLOW. lmns_smbuf_statmount: one call into b; 0, or
+ * -1 with errno.
+ */
+struct lmns_statmount;
+#define LMNS_SM_BUFSIZE 4096		/* first try; grows on EOVERFLOW */
+typedef struct lmns_smbuf {
+	int idx;
+	size_t size;
+	struct lmns_statmount *sm;
+} lmns_smbuf;
+void lmns_smbuf_init(lua_State *L, lmns_smbuf *b,
+		     struct lmns_statmount *first, size_t size);
+int lmns_smbuf_statmount(lua_State *L, lmns_smbuf *b, uint64_t id,
+			 uint64_t nsid, uint64_t mask);
+/*
+ * The pipeline: a listing of LMNS_PIPE_MIN mounts or more makes its calls
+ * in a helper thread while the Lua thread builds records. lmns_pipe_start
+ * pushes the job (its __gc joins the thread) and returns it, or returns
+ * NULL with nothing pushed (the caller then makes the calls itself); ids
+ * must outlive the job (never the caller's C stack). lmns_pipe_get: result
+ * i, taken in order (b: the Lua thread's buffer for the calls it makes
+ * itself); LMNS_PIPE_GONE when the mount is gone since listmount, NULL
+ * with errno when its call failed; its strings at LMNS_SM_STR(sm, 1).
+ * lmns_pipe_stop joins the thread and frees the results (once).
+ */
+typedef struct lmns_pipe lmns_pipe;
+#define LMNS_PIPE_MIN 256		/* fewer mounts: one thread */
+#define LMNS_PIPE_GONE ((const struct lmns_statmount *)1)
+/* A result is kept as the fields of struct statmount that a record reads
+ * (up to its spare words) followed by its strings: a third of the memory
+ * of the whole 512-byte struct and the strings. */
+#define LMNS_SM_HEAD offsetof(struct lmns_statmount, spare2)
+/* The string area of a result: after the whole struct in a buffer that
+ * statmount filled, after LMNS_SM_HEAD bytes in a kept copy. */
+#define LMNS_SM_STR(sm, kept) \
+	((kept) ? (const char *)(sm) + LMNS_SM_HEAD : (sm)->str)
+lmns_pipe *lmns_pipe_start(lua_State *L, const uint64_t *ids, size_t n,
+			   uint64_t nsid, uint64_t mask);
+const struct lmns_statmount *lmns_pipe_get(lua_State *L, lmns_pipe *p,
+					   lmns_smbuf *b, size_t i);
+void lmns_pipe_stop(lmns_pipe *p);
+
 /* tree.c: append s escaped by the one rule of every output (control
  * characters, DEL, C1, non-UTF-8 bytes, the backslash and the `extra`
  * ASCII characters as \ooo); returns its display columns */
@@ -245,9 +292,12 @@ size_t lmns_escape_add(luaL_Buffer *b, const char *s, size_t len,
 /* the areas */
 void lmns_ns_open(lua_State *L);
 void lmns_mount_open(lua_State *L);
+void lmns_files_open(lua_State *L);
 void lmns_mountinfo_open(lua_State *L);
 void lmns_process_open(lua_State *L);
-/* process.c: write all of s to fd (a socket: send with MSG_NOSIGNAL; else
+void lmns_fdio_open(lua_State *L);
+void lmns_proctree_open(lua_State *L);
+/* fdio.c: write all of s to fd (a socket: send with MSG_NOSIGNAL; else
  * write with SIGPIPE blocked and a SIGPIPE it raised consumed); 0 or an
  * errno */
 int lmns_write_all(int fd, const char *s, size_t len);

@@ -158,7 +158,7 @@ function M.start(parent, userns, propagation, serial)
   local pid, ferr = child.fork(function()
     core.close_fd(req_w); core.close_fd(rep_r)
     -- no code of the user runs here: a reply is one write(2), a caller
-    -- gone an EPIPE (csrc/process.c)
+    -- gone an EPIPE (csrc/fdio.c)
     core.ignore_sigpipe()
     local ok, err = pcall(function()
       if userns then assert(userns:enter()) end

@@ -240,7 +240,7 @@ function M.old_root(v, level)
   end
 end
 
--- mkdir's mode, as the core reads it (csrc/mount.c, lmns_mkdir_mode): an
+-- mkdir's mode, as the core reads it (csrc/files.c, lmns_mkdir_mode): an
 -- integer 0..07777 or an octal string ("0755", "755"), never decimal
 local function mkdir_mode(mode, level)
   local t = type(mode)

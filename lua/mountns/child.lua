@@ -511,7 +511,7 @@ end
 -- `kill_tree(core.getpid())` kills whatever is left. A parent that
 -- kills such a child (a timeout, Ctrl-C) kills its tree with `kill_tree`
 -- too: each process stopped before its children are listed, top-down,
--- then all killed (csrc/process.c).
+-- then all killed (csrc/proctree.c).
 function M.contain()
   assert(core.child_subreaper())
 end

@@ -37,10 +37,12 @@ local LAYERS = {
 -- The C files, lowest first (the headers, layer 0, are not listed: every
 -- file includes them and they call nothing).
 local C_LAYERS = {
-  { "tree", "args", "handle", "record", "heap" },  -- 1 foundations
-  { "errors", "procfs", "mountid", "libmount" },   -- 2 errors, kernel access
+  { "tree", "args", "handle", "record" },          -- 1 foundations
+  -- 2 errors, kernel access, the heap
+  { "errors", "procfs", "mountid", "libmount", "smpipe", "heap" },
   { "ns" },                                        -- 3 namespaces
-  { "mount", "mountinfo", "process", "frame", "newapi", "watch" }, -- 4 areas
+  { "mount", "files", "mountinfo", "process", "fdio", "proctree", "frame", -- 4 areas
+    "newapi", "watch" },
   { "statmount", "features" },                     -- 5 composites
   { "core" },                                      -- 6 the module
 }
