@@ -473,6 +473,8 @@ describe("make test", function()
         .. helper.LUA .. " " .. busted .. " --ignore-lua --cpath='"
         .. helper.lua_cmd():match("LUA_CPATH='([^;]*)") .. "' " .. args .. " 2>&1")
     end
+    -- the tree's absolute path (helper.ROOT may be "."), before the sandbox
+    local tree = helper.sh("cd " .. helper.ROOT .. " && pwd -P")
     local res = mountns.isolate(function()
       -- a /tmp of its own (other runs share the host's)
       helper.sandbox()
@@ -480,7 +482,7 @@ describe("make test", function()
       -- (a clone under /tmp, as CI's, is put back there by sandbox: what
       -- make test writes in it is no leftover)
       local function listing()
-        return helper.sh("find /tmp -mindepth 1 -path '" .. helper.ROOT
+        return helper.sh("find /tmp -mindepth 1 -path '" .. tree
           .. "' -prune -o -print | sort")
       end
       local before = listing()
