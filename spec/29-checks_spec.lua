@@ -523,7 +523,9 @@ describe("checks that must check", function()
     check_valid(results)
   end)
 
-  it("valid arguments, both polarities, every face, on the kernel", function()
+  -- #novalgrind: hundreds of kernel checks in one scenario pass its 60 s
+  -- timeout under memcheck; their C paths run under it in specs 01-21
+  it("valid arguments, both polarities, every face, on the kernel #novalgrind", function()
     local results = mountns.scenario(function(ns) return try_valid(scene(ns), true) end)
     check_valid(results)
   end)

@@ -96,7 +96,10 @@ describe("the golden text, rendered directly", function()
     assert.is_true(texts > 600, texts .. " texts")
   end)
 
-  it("is format(normalize(...)) of the kernel's tables after every generated step", function()
+  -- #novalgrind: 192 generated kernel steps pass their timeout under
+  -- memcheck; the golden text is pure Lua, checked on the model's tables too
+  it("is format(normalize(...)) of the kernel's tables after every generated step #novalgrind",
+    function()
     local seqs = {}
     for index = 1, 12 do seqs[index] = check.generate(34, index, 16) end
     local kobs = watched(function() return check.on_kernel(seqs, 12) end)

@@ -20,6 +20,7 @@ function M.new(out)
   return setmetatable({ emit = report.printer(out) }, Tap)
 end
 
+--- The stream's first line: the TAP version.
 function Tap:run_start()
   self.emit("TAP version 14")
 end
