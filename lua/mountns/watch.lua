@@ -181,6 +181,11 @@ function open(target, opts, level)
                          Watch)
   if opts.fallback then
     w.reason = "fallback asked for"
+  elseif not core.features().statmount then
+    -- fanotify names a mount by its unique ID, which only statmount(2)
+    -- and listmount(2) resolve: without them (valgrind 3.19 answers
+    -- ENOSYS where the kernel has both) every event would read "gone"
+    w.reason = "statmount(2) is not available: fanotify's unique IDs cannot be resolved"
   else
     local fan, err, errno = core.fanotify_mounts(h)
     if fan then
