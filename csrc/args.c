@@ -224,6 +224,15 @@ static lua_Integer lmns_checkrange(lua_State *L, int arg, lua_Integer lo,
 	return (lua_Integer)n;
 }
 
+/* An optional byte count in [1, hi] (nil or none: def). */
+lua_Integer lmns_optcount(lua_State *L, int arg, lua_Integer hi,
+			  lua_Integer def)
+{
+	if (lua_isnoneornil(L, arg))
+		return def;
+	return lmns_checkrange(L, arg, 1, hi, "a byte count from 1");
+}
+
 /* A file descriptor argument: an integer from 0 to INT_MAX. */
 int lmns_checkfd(lua_State *L, int arg)
 {

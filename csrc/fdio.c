@@ -313,34 +313,45 @@ static ssize_t lmns_fdio_read_step(lua_State *L, luaL_Buffer *b, int fd,
 }
 
 /***
-Read an fd until end of file.
+Read an fd until end of file, or until max bytes are in.
 @function read_all
 @tparam int fd
 @tparam[opt] number timeout seconds; absent or negative: no limit
+@tparam[opt] int max stop once at least this many bytes are read (a writer
+faster than the reader cannot make one call read for ever)
 @treturn[1] string the data
 @return[2] nil
-@treturn[2] string "timeout"
+@treturn[2] string "timeout" or "max"
 @treturn[2] string the data read so far
 */
 /*
- * read_all(fd, [timeout_s]) -> data | nil, "timeout", data_so_far
+ * read_all(fd, [timeout_s], [max]) -> data | nil, "timeout"|"max", data
  * Reads until EOF; a negative or absent timeout waits for ever.
  */
 static int lmns_fdio_read_all(lua_State *L)
 {
 	int fd;
 	double timeout, deadline;
+	size_t max, got = 0;
 	ssize_t n;
 	luaL_Buffer b;
 
-	lmns_checknomore(L, 2);
+	lmns_checknomore(L, 3);
 	fd = lmns_checkfd(L, 1);
 	timeout = lmns_opttimeout(L, 2);
+	max = (size_t)lmns_optcount(L, 3, INT_MAX, INT_MAX);
 	deadline = lmns_now() + timeout;
 	luaL_buffinit(L, &b);
-	while ((n = lmns_fdio_read_step(L, &b, fd, LUAL_BUFFERSIZE, timeout,
-					   deadline)) > 0)
-		;
+	while (got < max && (n = lmns_fdio_read_step(L, &b, fd,
+			LUAL_BUFFERSIZE, timeout, deadline)) > 0)
+		got += (size_t)n;
+	if (got >= max) {
+		luaL_pushresult(&b);
+		lua_pushnil(L);
+		lua_pushliteral(L, "max");
+		lua_pushvalue(L, -3);
+		return 3;
+	}
 	if (n == READ_FAILED)
 		return 3;
 	luaL_pushresult(&b);

@@ -91,6 +91,8 @@ int lmns_checkoption(lua_State *L, int arg, const char *def,
 		     const char *const names[]);
 lua_Integer lmns_optinteger(lua_State *L, int arg, const char *field,
 			    lua_Integer def);
+lua_Integer lmns_optcount(lua_State *L, int arg, lua_Integer hi,
+			  lua_Integer def);
 /* a path argument: raises "path contains a NUL byte" */
 const char *lmns_checkpath(lua_State *L, int arg);
 const char *lmns_optpath(lua_State *L, int arg, const char *def);

@@ -301,6 +301,44 @@ describe("bounds a scenario cannot defeat", function()
   end)
 
   describe("resources and signals", function()
+    it("a scenario flooding stdout costs the runner a bounded memory", function()
+      -- 2 s of 64 KiB writes with no newline, then a short line: the runner
+      -- keeps LINE_MAX of the long line, says how much it dropped, and its
+      -- peak RSS grows by a few MiB, not by what was printed (before: 480
+      -- MB for about 700 MB printed, and one read never ended while the
+      -- writer kept up)
+      local flood = write("flood.lua", [[
+        require("mountns").scenario("flood", function()
+          local chunk, t0 = string.rep("x", 65536), os.time()
+          while os.time() - t0 < 2 do io.write(chunk) end
+          io.write("\nlast line\n")
+        end, { label = "flood" })
+      ]])
+      local driver = write("flood-driver.lua", [[
+        local function hwm()
+          for l in io.lines("/proc/self/status") do
+            local v = l:match("^VmHWM:%s+(%d+)")
+            if v then return tonumber(v) end
+          end
+        end
+        local h0 = hwm()
+        local rc = require("mountns.runner").command({ arg[1] }, {})
+        io.stderr:write("grew=", hwm() - h0, "\n")
+        os.exit(rc)
+      ]])
+      local out = bounded(driver .. " " .. flood)
+      local order = require "mountns.report.order"
+      local long = ("\n" .. out):match(
+        "\n# (x+ %[mountns: %d+ more bytes of this line dropped%])\n")
+      assert.truthy(long, out:sub(1, 300))
+      assert.equal(order.LINE_MAX, #long:match("^x+"))
+      assert.truthy(tonumber(long:match("(%d+) more")) > 0)
+      assert.matches("\n# last line\nok   flood", out)
+      local grew = tonumber(out:match("grew=(%d+)"))
+      assert.truthy(grew and grew < 64 * 1024, out:match("grew=%d+"))
+      assert.matches("exit=0$", out)
+    end)
+
     it("out of fds: a clear line, the files fail, the summary prints", function()
       local files = {}
       for i = 1, 12 do files[i] = write("fd" .. i .. ".lua", passing("s" .. i, "t")) end

@@ -76,7 +76,7 @@ local CALLS = {
   ignore_sigpipe = { 0, function() return {} end },
   dup2 = { 2, function(e) return { e.w, e.spare } end },
   signalfd = { 1, function() return { "USR2" } end },
-  read_all = { 2, function(e) return { e.r, 0 } end },
+  read_all = { 3, function(e) return { e.r, 0, 1 } end },
   read_exact = { 3, function(e) return { e.r, 0, 0 } end, 1 },
   read_outputs = { 3, function(e) return { e.r, e.r2, 0 } end },
   execvp = { 2, function() return { { "/nonexistent/x" } } end },
@@ -395,6 +395,23 @@ describe("mountns.core's arguments (issue 23)", function()
     end)
     assert.matches("bad argument #2 .*a timeout in seconds expected, got nan", msg)
     assert.are.equal("", ok)
+  end)
+
+  it("read_all stops at max bytes, and refuses a max that is not a count", function()
+    local got = isolate(function()
+      local r, w = assert(core.pipe())
+      core.write_fd(w, "abcdef")
+      local res = { core.read_all(r, 1, 3) }   -- at least 3: what one read gave
+      local bad = { pcall(core.read_all, r, 0, 0) }
+      local frac = { pcall(core.read_all, r, 0, 1.5) }
+      core.write_fd(w, "gh"); core.close_fd(w)
+      local rest = core.read_all(r, 1, 100)    -- end of file first: the data
+      return { res, bad[2], frac[2], rest }
+    end)
+    assert.are.same({ nil, "max", "abcdef" }, { got[1][1], got[1][2], got[1][3] })
+    assert.matches("bad argument #3 .*a byte count from 1 expected, got 0", got[2])
+    assert.matches("bad argument #3 .*a byte count from 1 expected, got 1.5", got[3])
+    assert.are.equal("gh", got[4])
   end)
 
   -- #novalgrind: valgrind 3.19 answers fsopen with ENOSYS

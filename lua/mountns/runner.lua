@@ -71,6 +71,9 @@ local EVENTS = {
 -- scenario at its timeout and reports it at once; this is for a script's
 -- process that cannot (stopped, wedged)
 local GRACE = 5
+-- bytes of a script's stdout read at one go before the runner looks at
+-- its other scripts and frames
+local DRAIN_MAX = 256 * 1024
 
 --- What is wrong with an event from a script's process, or nil: the
 -- runner takes nothing it has not checked (a field of the wrong type
@@ -330,11 +333,13 @@ function M.run(files, opts)
     return true
   end
 
-  -- what can be read now, and whether the stream has ended
+  -- what can be read now (at most DRAIN_MAX bytes: a script writing as
+  -- fast as the runner reads would keep one read going for ever), and
+  -- whether the stream has ended
   local function drain(fd)
-    local data, why, part = core.read_all(fd, 0)
+    local data, why, part = core.read_all(fd, 0, DRAIN_MAX)
     if data then return data, true end
-    if why == "timeout" then return part, false end
+    if why == "timeout" or why == "max" then return part, false end
     return "", true -- a read error ends the stream like an EOF
   end
 

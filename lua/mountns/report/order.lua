@@ -26,7 +26,8 @@ end
 -- (`path`, `index`), `results` how many results it has
 function Order:add(path)
   local f = { file = { path = path, index = #self.files + 1 }, items = {}, shown = 0,
-              pending = "", results = 0 }
+              results = 0, pending = {}, pending_len = 0, cut = 0,
+              held_bytes = 0, dropped_lines = 0 }
   self.files[#self.files + 1] = f
   return f
 end
@@ -74,28 +75,80 @@ local function push(self, f, item)
   if f == self.files[self.head] and not self.held then flush(self) end
 end
 
+--- The most of one line a report keeps: a longer line (a scenario that
+-- floods stdout without a newline) is cut there, with a note of the bytes
+-- dropped, so the runner's memory does not grow with what a script prints.
+M.LINE_MAX = 64 * 1024
+--- The most output a file's report holds while files before it are
+-- reported (bytes of lines); the rest is dropped, with a note.
+M.HELD_MAX = 4 * 1024 * 1024
+
+-- a line of f's output: sent or held, the held bytes bounded by HELD_MAX
+local function push_line(self, f, line)
+  if f ~= self.files[self.head] or self.held then
+    if f.held_bytes + #line > M.HELD_MAX then
+      f.dropped_lines = f.dropped_lines + 1
+      return
+    end
+    f.held_bytes = f.held_bytes + #line
+  end
+  push(self, f, { "output", line })
+end
+
+-- f's current line, ended; a cut line says how much it lost
+local function end_line(self, f)
+  local line = table.concat(f.pending)
+  if f.cut > 0 then
+    line = line .. string.format(" [mountns: %d more bytes of this line dropped]", f.cut)
+  end
+  f.pending, f.pending_len, f.cut = {}, 0, 0
+  push_line(self, f, line)
+end
+
+-- data without a newline, added to f's current line up to LINE_MAX
+local function add_to_line(f, data)
+  local room = M.LINE_MAX - f.pending_len
+  if #data > room then
+    f.cut = f.cut + #data - room
+    data = data:sub(1, room)
+  end
+  if data ~= "" then
+    f.pending[#f.pending + 1] = data
+    f.pending_len = f.pending_len + #data
+  end
+end
+
+-- a note of the lines HELD_MAX dropped, once the file's output ends
+local function note_dropped(self, f)
+  if f.dropped_lines > 0 then
+    push(self, f, { "output", string.format(
+      "[mountns: %d lines of output dropped: more than %d bytes held]",
+      f.dropped_lines, M.HELD_MAX) })
+    f.dropped_lines = 0
+  end
+end
+
 --- What f's process printed, a line at a time; a last line without
 -- newline is completed before the next result or at the file's end.
 -- @tparam table f a file's report
 -- @tparam string data
 function Order:output(f, data)
-  local pending = f.pending .. data
+  local at = 1
   while true do
-    local nl = pending:find("\n", 1, true)
+    local nl = data:find("\n", at, true)
     if not nl then break end
-    push(self, f, { "output", pending:sub(1, nl - 1) })
-    pending = pending:sub(nl + 1)
+    add_to_line(f, data:sub(at, nl - 1))
+    end_line(self, f)
+    at = nl + 1
   end
-  f.pending = pending
+  add_to_line(f, data:sub(at))
 end
 
 --- f's last line without newline, as a line.
 -- @tparam table f a file's report
 function Order:end_output(f)
-  if f.pending ~= "" then
-    push(self, f, { "output", f.pending })
-    f.pending = ""
-  end
+  if f.pending_len > 0 or f.cut > 0 then end_line(self, f) end
+  note_dropped(self, f)
 end
 
 --- A scenario's result (`r`: as `scenario_end` has it, but for `n` and
