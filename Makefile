@@ -22,7 +22,7 @@ SRCS := $(wildcard csrc/*.c)
 OBJS := $(SRCS:csrc/%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/mountns/core.so
 
-export LUA_PATH  := $(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/spec/?.lua;;
+export LUA_PATH  := $(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/spec/?.lua;$(CURDIR)/spec/tools/?.lua;;
 export LUA_CPATH := $(CURDIR)/$(BUILD)/?.so;;
 
 # Debian's interpreter and headers for LUA (5.1's headers are liblua5.1-0-dev).

@@ -75,6 +75,19 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	return 3;
 }
 
+/*
+ * A system call's answer as a core function's results: true where rc is
+ * 0, else lmns_fail's three (errno read at once, before any Lua call).
+ */
+int lmns_result(lua_State *L, int rc, const char *op, const char *path1,
+		const char *path2)
+{
+	if (rc != 0)
+		return lmns_fail(L, errno, op, path1, path2);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
 /***
 @module mountns.core
 */

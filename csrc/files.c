@@ -22,15 +22,6 @@
 /* the option keys each call knows: a misspelt one raises */
 static const char *const mkdir_keys[] = { "parents", "mode", NULL };
 
-static int lmns_files_result(lua_State *L, int rc, const char *op,
-			     const char *p1, const char *p2)
-{
-	if (rc != 0)
-		return lmns_fail(L, errno, op, p1, p2);
-	lua_pushboolean(L, 1);
-	return 1;
-}
-
 /***
 @module mountns.core
 */
@@ -57,7 +48,7 @@ static int lmns_files_chdir(lua_State *L)
 	lmns_checknomore(L, 1);
 	path = lmns_checkpath(L, 1);
 
-	return lmns_files_result(L, chdir(path), "chdir", path, NULL);
+	return lmns_result(L, chdir(path), "chdir", path, NULL);
 }
 
 /***
@@ -103,7 +94,7 @@ static int lmns_files_fchdir(lua_State *L)
 
 	lmns_checknomore(L, 1);
 	fd = lmns_checkfd(L, 1);
-	return lmns_files_result(L, fchdir(fd), "fchdir", NULL, NULL);
+	return lmns_result(L, fchdir(fd), "fchdir", NULL, NULL);
 }
 
 /* mkdir -p: create each missing component; an existing directory is fine. */
@@ -209,13 +200,13 @@ static int lmns_files_mkdir(lua_State *L)
 	char *copy;
 
 	if (!parents || len == 0)
-		return lmns_files_result(L, mkdir(path, mode), "mkdir", path,
+		return lmns_result(L, mkdir(path, mode), "mkdir", path,
 					 NULL);
 	/* a writable copy lives in a Lua userdata, so an error cannot leak it */
 	copy = lua_newuserdata(L, len + 1);
 	memcpy(copy, path, len + 1);
 	rc = lmns_mkdir_parents(copy, mode);
-	return lmns_files_result(L, rc, "mkdir", path, NULL);
+	return lmns_result(L, rc, "mkdir", path, NULL);
 }
 
 /***
@@ -248,7 +239,7 @@ static int lmns_files_chroot(lua_State *L)
 	path = lmns_checkpath(L, 1);
 
 	lmns_libmount_preload();	/* maybe out of reach after it */
-	return lmns_files_result(L, chroot(path), "chroot", path, NULL);
+	return lmns_result(L, chroot(path), "chroot", path, NULL);
 }
 
 static int lmns_name_cmp(const void *a, const void *b)
@@ -406,7 +397,7 @@ static int lmns_files_symlink(lua_State *L)
 	target = lmns_checkpath(L, 1);
 	linkpath = lmns_checkpath(L, 2);
 
-	return lmns_files_result(L, symlink(target, linkpath), "symlink",
+	return lmns_result(L, symlink(target, linkpath), "symlink",
 				 target, linkpath);
 }
 

@@ -71,6 +71,8 @@ typedef struct lmns_flag {
 const char *lmns_errno_name(int err);
 int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	      const char *path2);
+int lmns_result(lua_State *L, int rc, const char *op, const char *path1,
+		const char *path2);
 void lmns_errors_open(lua_State *L);
 
 /* args.c: every argument checker. lmns_checknomore(L, n): every function

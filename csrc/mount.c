@@ -83,15 +83,6 @@ static const lmns_flag umount_flags[] = {
 static const char *const recursive_keys[] = { "recursive", NULL };
 static const char *const bind_keys[] = { "bind", NULL };
 
-static int lmns_mount_result(lua_State *L, int rc, const char *op,
-			     const char *p1, const char *p2)
-{
-	if (rc != 0)
-		return lmns_fail(L, errno, op, p1, p2);
-	lua_pushboolean(L, 1);
-	return 1;
-}
-
 /***
 @module mountns.core
 */
@@ -136,7 +127,7 @@ static int lmns_mount_mount(lua_State *L)
 	flags = lmns_checkflags(L, 4, mount_flags);
 	data = lmns_optcstring(L, 5, NULL, "data");
 
-	return lmns_mount_result(L, mount(source, target, fstype, flags, data),
+	return lmns_result(L, mount(source, target, fstype, flags, data),
 				 "mount", source, target);
 }
 
@@ -161,7 +152,7 @@ static int lmns_mount_umount(lua_State *L)
 	target = lmns_checkpath(L, 1);
 	flags = (int)lmns_checkflags(L, 2, umount_flags);
 
-	return lmns_mount_result(L, umount2(target, flags), "umount", target,
+	return lmns_result(L, umount2(target, flags), "umount", target,
 				 NULL);
 }
 
@@ -190,7 +181,7 @@ static int lmns_mount_bind(lua_State *L)
 	lmns_checkkeys(L, 3, recursive_keys);
 	rec = lmns_optbool(L, 3, "recursive", 0);
 
-	return lmns_mount_result(L, mount(source, target, NULL,
+	return lmns_result(L, mount(source, target, NULL,
 			MS_BIND | (rec ? MS_REC : 0), NULL),
 		rec ? "rbind" : "bind", source, target);
 }
@@ -215,7 +206,7 @@ static int lmns_mount_move(lua_State *L)
 	source = lmns_checkpath(L, 1);
 	target = lmns_checkpath(L, 2);
 
-	return lmns_mount_result(L, mount(source, target, NULL, MS_MOVE, NULL),
+	return lmns_result(L, mount(source, target, NULL, MS_MOVE, NULL),
 				 "move", source, target);
 }
 
@@ -249,7 +240,7 @@ static int lmns_mount_remount(lua_State *L)
 	bind = lmns_optbool(L, 4, "bind", 0);
 
 	flags |= MS_REMOUNT | (bind ? MS_BIND : 0);
-	return lmns_mount_result(L, mount("none", target, NULL, flags, data),
+	return lmns_result(L, mount("none", target, NULL, flags, data),
 				 "remount", target, NULL);
 }
 
@@ -268,7 +259,7 @@ static int lmns_mount_propagation(lua_State *L, unsigned long type,
 	lmns_checkkeys(L, 2, recursive_keys);
 	rec = lmns_optbool(L, 2, "recursive", 0);
 
-	return lmns_mount_result(L, mount("none", target, NULL,
+	return lmns_result(L, mount("none", target, NULL,
 			type | (rec ? MS_REC : 0), NULL),
 		rec ? rop : op, target, NULL);
 }
@@ -370,7 +361,7 @@ static int lmns_mount_pivot_root(lua_State *L)
 	put_old = lmns_checkpath(L, 2);
 
 	lmns_libmount_preload();	/* out of reach after the pivot */
-	return lmns_mount_result(L, (int)syscall(SYS_pivot_root, new_root,
+	return lmns_result(L, (int)syscall(SYS_pivot_root, new_root,
 						 put_old),
 				 "pivot_root", new_root, put_old);
 }

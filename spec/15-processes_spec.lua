@@ -411,12 +411,7 @@ describe("processes", function()
       local out = helper.sh("MOUNTNS_HUGE_PAGES=" .. huge_pages .. " " .. helper.lua_vars()
         .. [[ -e '
         local mountns = require "mountns"
-        local function hwm()
-          for l in io.lines("/proc/self/status") do
-            local v = l:match("^VmHWM:%s+(%d+)")
-            if v then return tonumber(v) end
-          end
-        end
+        local hwm = require("procstat").hwm
         local n = (_VERSION == "Lua 5.4" or _VERSION == "Lua 5.3")
           and not rawget(_G, "jit") and 30000 or 100000
         collectgarbage(); collectgarbage()

@@ -436,12 +436,7 @@ describe("the caller's heap in huge pages (csrc/heap.c)", function()
     return tonumber(out:match("HUGE (%d+)")), out:match("exit=(%d+)"), out
   end
 
-  local function thp_mode()
-    local f = io.open("/sys/kernel/mm/transparent_hugepage/enabled")
-    local mode = f and f:read("*l"):match("%[(%w+)%]")
-    if f then f:close() end
-    return mode
-  end
+  local thp_mode = require("procstat").thp_mode
 
   local function skip()
     if (os.getenv("LD_PRELOAD") or ""):find("asan", 1, true) then

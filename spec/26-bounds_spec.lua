@@ -315,12 +315,7 @@ describe("bounds a scenario cannot defeat", function()
         end, { label = "flood" })
       ]])
       local driver = write("flood-driver.lua", [[
-        local function hwm()
-          for l in io.lines("/proc/self/status") do
-            local v = l:match("^VmHWM:%s+(%d+)")
-            if v then return tonumber(v) end
-          end
-        end
+        local hwm = require("procstat").hwm
         local h0 = hwm()
         local rc = require("mountns.runner").command({ arg[1] }, {})
         io.stderr:write("grew=", hwm() - h0, "\n")

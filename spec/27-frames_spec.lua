@@ -307,12 +307,7 @@ describe("a hostile frame's cost to the parent", function()
       local child = require "mountns.child"
       local core = require "mountns.core"
       local kind, bytes, reps, via = arg[1], tonumber(arg[2]), tonumber(arg[3]), arg[4]
-      local function hwm()
-        for l in io.lines("/proc/self/status") do
-          local v = l:match("^VmHWM:%s+(%d+)")
-          if v then return tonumber(v) end
-        end
-      end
+      local hwm = require("procstat").hwm
       local s
       if kind == "open" then s = "1;" .. ("T"):rep(bytes) -- tables never closed
       elseif kind == "keyed" then s = "1;" .. ("Tp\1"):rep(math.floor(bytes / 3))
@@ -399,12 +394,7 @@ end)
     local out = helper.sh("MOUNTNS_HUGE_PAGES=0 " .. helper.lua_vars() .. [[ - 2>&1 <<'EOF'
       local core = require "mountns.core"
       local child = require "mountns.child"
-      local function hwm()
-        for l in io.lines("/proc/self/status") do
-          local v = l:match("^VmHWM:%s+(%d+)")
-          if v then return tonumber(v) end
-        end
-      end
+      local hwm = require("procstat").hwm
       local n = 8 * 1024 * 1024
       local r, w = assert(core.pipe())
       local pid = assert(child.fork(function()

@@ -39,12 +39,7 @@ describe("a caller's 1 MiB strings (csrc/heap.c's mmap threshold)", function()
     return tonumber(out:match("GREW (%d+)")), out:match("exit=(%d+)"), out
   end
 
-  local function thp_mode()
-    local f = io.open("/sys/kernel/mm/transparent_hugepage/enabled")
-    local mode = f and f:read("*l"):match("%[(%w+)%]")
-    if f then f:close() end
-    return mode
-  end
+  local thp_mode = require("procstat").thp_mode
 
   -- as spec 20's "the caller's heap in huge pages", but "always" is fine:
   -- the threshold is raised whenever huge pages can be had at all

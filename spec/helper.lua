@@ -88,7 +88,8 @@ end
 -- the tree this helper belongs to: child Lua processes load mountns from it
 local ROOT = (debug.getinfo(1, "S").source:match("^@(.*)/spec/[^/]*$") or ".")
 helper.ROOT = ROOT
-local LUA_PATH = ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;;"
+local LUA_PATH = ROOT .. "/lua/?.lua;" .. ROOT .. "/lua/?/init.lua;"
+  .. ROOT .. "/spec/tools/?.lua;;"
 
 --- The interpreter running the suite (busted's --lua), lua5.4 by default.
 helper.LUA = arg and arg[-1] or "lua5.4"
