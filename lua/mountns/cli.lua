@@ -12,8 +12,9 @@ local core = require "mountns.core"
 local M = {}
 
 --- The usage text of `bin/mountns` (`mountns --help`).
-M.USAGE = [[
+M.USAGE = [=[
 usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel K]
+                   [--artifacts DIR [--artifacts-all]]
                    [--model [--linux V]|--both] [--strict] FILE.lua ...
        mountns show [--json|--dot] [PID]
        mountns show --explain PATH [PID]
@@ -33,7 +34,11 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
          its namespaces, peer groups and slave edges at the scenario's end;
          --golden prints after each passing scenario the golden text of its
          namespaces at its end (normalised, article form), to paste into
-         expect.golden. --kernel K (6.1, 6.12 or host): run them inside a
+         expect.golden. --artifacts DIR: what each failed scenario leaves
+         behind, DIR/<script>-<n>.dot (.svg with Graphviz), .mountinfo (each
+         open namespace), .txt (the diagnostic), .steps.lua (its steps, a
+         script mountns run runs again); --artifacts-all: every scenario's.
+         --kernel K (6.1, 6.12 or host): run them inside a
          virtual machine booting Debian's kernel K (vm/run, from a source
          tree; make matrix-deps), output and exit status passed through.
          --model: run the scenarios on the model (mountns.model: the
@@ -77,7 +82,7 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
   Paths are shown escaped: control characters, DEL, bytes that are not
   UTF-8 and the backslash as \ooo (octal, as in mountinfo). Exit status 2
   is a usage error.
-]]
+]=]
 
 --- A usage error: "mountns: MSG" on stderr, exit status 2.
 -- @tparam string msg

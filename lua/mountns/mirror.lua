@@ -27,6 +27,10 @@ local M = {}
 
 -- ---- naming a step ------------------------------------------------------------
 
+--- A value as Lua source, as a step's argument is written (strings
+-- quoted, tables with sorted keys, deeper than two levels `{...}`).
+-- @param v
+-- @treturn string
 local function value_text(v, depth)
   if type(v) == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end
   if type(v) ~= "table" then return tostring(v) end
@@ -47,6 +51,8 @@ local function value_text(v, depth)
   end
   return "{" .. table.concat(parts, ", ") .. "}"
 end
+
+M.value_text = value_text
 
 --- A step as the call it was: `sh1:bind("/X", "/Z")`.
 -- @tparam table step a recorded step

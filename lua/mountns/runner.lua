@@ -40,6 +40,7 @@ local report = require "mountns.report"
 local plain_writer = require "mountns.report.plain"
 local tap_writer = require "mountns.report.tap"
 local order = require "mountns.report.order"
+local artifacts = lazy.require "mountns.artifacts"
 -- what a script requires (every example does): loaded here, with every
 -- module they defer, by `run` before its first fork (see there)
 require "mountns"
@@ -61,7 +62,7 @@ local SIGNALS = {
 -- The fields of each event, by kind: the type each must have ("?": or nil).
 local EVENTS = {
   result = { name = "string", ok = "boolean", err = "string?", secs = "number",
-             dot = "string?", golden = "string?", notes = "table?" },
+             dot = "string?", golden = "string?", notes = "table?", artifacts = "table?" },
   start = { name = "string", timeout = "number" },
   done = { ok = "boolean", err = "string?" },
 }
@@ -75,14 +76,42 @@ local GRACE = 5
 -- its other scripts and frames
 local DRAIN_MAX = 256 * 1024
 
+-- whether t is a list of strings (`n` items each of which `item` accepts)
+local function is_list(t, item)
+  if type(t) ~= "table" then return false end
+  local count = 0
+  for _ in pairs(t) do count = count + 1 end
+  for i = 1, count do
+    if not item(t[i]) then return false end
+  end
+  return true
+end
+local function is_string(v) return type(v) == "string" end
+local function is_pair(v) return is_list(v, is_string) and #v == 2 end
+
+-- what is wrong with a result's artifacts, or nil
+local function artifacts_problem(a)
+  for k, v in pairs(a) do
+    local ok
+    if k == "dot" or k == "steps" then ok = type(v) == "string"
+    elseif k == "mountinfo" then ok = is_list(v, is_pair)
+    elseif k == "missing" then ok = is_list(v, is_string)
+    else return "have an unknown field " .. core.escape(string.format("%q", tostring(k))) end
+    if not ok then return "have a malformed " .. k end
+  end
+end
+
 --- What is wrong with an event from a script's process, or nil: the
 -- runner takes nothing it has not checked (a field of the wrong type
 -- would crash the report; an unknown one would be a silent lie). An event
 -- is `{kind, field = value...}`: a `start` (a kernel scenario begins)
 -- has `name` (a string) and `timeout` (seconds > 0); a `result` has
 -- `name`, `ok` (a boolean), `secs` (a finite number >= 0), `err`, `dot`,
--- `golden` (strings, or nil) and `notes` (nil or a list of strings); a
--- `done` has `ok` and `err`; nothing else.
+-- `golden` (strings, or nil), `notes` (nil or a list of strings) and
+-- `artifacts` (nil or `mountns.artifacts.collect`'s table: `dot`,
+-- `steps`, strings or nil; `mountinfo`, a list of {label, text} strings;
+-- `missing`, nil or a list of strings); a `done` has `ok` and `err`;
+-- nothing else.
 -- @param ev the decoded event
 -- @treturn ?string the problem
 function M.event_problem(ev)
@@ -110,6 +139,10 @@ function M.event_problem(ev)
   if ev.timeout and not (ev.timeout > 0 and ev.timeout < math.huge) then
     return "a start event whose timeout is " .. tostring(ev.timeout)
       .. " (seconds > 0 expected)"
+  end
+  if ev.artifacts then
+    local problem = artifacts_problem(ev.artifacts)
+    if problem then return "a result event whose artifacts " .. problem end
   end
   if ev.notes then
     local count = 0
@@ -179,13 +212,15 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
       start = function(name, timeout)
         send(ev_w, { "start", name = name, timeout = timeout })
       end,
-      report = function(name, passed, e, secs, dot, golden, notes)
+      artifacts = opts.artifacts and (opts.artifacts_all and "all" or true) or nil,
+      report = function(name, passed, e, secs, dot, golden, notes, art)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
                      err = e ~= nil and tostring(e) or nil, secs = secs,
                      dot = type(dot) == "string" and dot or nil,
                      golden = type(golden) == "string" and golden or nil,
-                     notes = type(notes) == "table" and notes or nil })
+                     notes = type(notes) == "table" and notes or nil,
+                     artifacts = type(art) == "table" and art or nil })
         core.read_exact(ack_r, 1) -- "k", or end of file: the runner is gone
       end })
     io.stdout:flush()
@@ -267,8 +302,17 @@ function M.run(files, opts)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
   opts = argcheck.options(opts, "run", 2,
-    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux", "writers" }, 2)
+    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux", "writers",
+      "artifacts", "artifacts_all" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
+  if opts.artifacts ~= nil then argcheck.typed(opts.artifacts, "string", "run", 2, 2) end
+  if opts.artifacts_all and not opts.artifacts then
+    argcheck.error("run", 2, "option 'artifacts_all' needs option 'artifacts' (a directory)", 2)
+  end
+  if opts.artifacts and opts.artifacts == opts.dot then
+    argcheck.error("run", 2, "options 'dot' and 'artifacts' need directories of their own "
+      .. "(both write <script>-<n>.dot)", 2)
+  end
   scenario.check_modes(opts, "run", 2)
   local jobs = opts.jobs
   if jobs == nil then jobs = 1 end
@@ -324,13 +368,7 @@ function M.run(files, opts)
   end
 
   local function picture(stem, k, dot)
-    local name = string.format("%s/%s-%d.dot", opts.dot, stem, k)
-    local f, err = io.open(name, "w")
-    if not f then return nil, err end
-    local ok, werr = f:write(dot)
-    f:close()
-    if not ok then return nil, werr end
-    return true
+    return artifacts.write_file(string.format("%s/%s-%d.dot", opts.dot, stem, k), dot)
   end
 
   -- what can be read now (at most DRAIN_MAX bytes: a script writing as
@@ -391,8 +429,8 @@ function M.run(files, opts)
         return nil, err
       end
     end
-    local st = { path = path, rep = rep:add(path), pictures = 0, out_open = true,
-                 stem = opts.dot and stem_of(path) }
+    local st = { path = path, rep = rep:add(path), pictures = 0, out_open = true, results = 0,
+                 stem = (opts.dot or opts.artifacts) and stem_of(path) }
     if not pid then
       rep:error(st.rep, path, "cannot start its process: " .. tostring(err), 0)
       rep:finish(st.rep)
@@ -450,8 +488,17 @@ function M.run(files, opts)
         local wrote, werr = picture(st.stem, st.pictures, ev.dot)
         if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
       end
+      st.results = st.results + 1
+      local saved
+      if opts.artifacts and ev.artifacts then
+        local werr
+        saved, werr = artifacts.write(opts.artifacts, st.stem, st.results, ev.artifacts,
+          not ok and err or nil)
+        if not saved then ok, err = false, "cannot write its artifacts: " .. tostring(werr) end
+      end
       rep:result(st.rep, { name = ev.name, status = ok and "pass" or "fail", message = err,
-                           secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes })
+                           secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes,
+                           artifacts = saved })
       core.write_fd(st.ack_w, "k") -- the script goes on
     else
       st.done = ev
@@ -761,8 +808,8 @@ function M.command(args, ctx)
   end
   if kernel and kernel ~= "host" then
     for _, a in ipairs(rest) do
-      if a == "--dot" then
-        die("run: --dot with --kernel: nothing of the guest reaches the host")
+      if a == "--dot" or a == "--artifacts" then
+        die("run: " .. a .. " with --kernel: nothing of the guest reaches the host")
       end
       if a == "--" then break end
     end
@@ -782,6 +829,11 @@ function M.command(args, ctx)
     elseif a == "--dot" then
       i = i + 1
       opts.dot = args[i] or die("run: --dot needs a directory")
+    elseif a == "--artifacts" then
+      i = i + 1
+      opts.artifacts = args[i] or die("run: --artifacts needs a directory")
+    elseif a == "--artifacts-all" then
+      opts.artifacts_all = true
     elseif a == "--timeout" then
       i = i + 1
       local s = tonumber(args[i] or "")
@@ -812,9 +864,17 @@ function M.command(args, ctx)
     if not opts.both then die("run: --strict goes with --both") end
     opts.both = { strict = true }
   end
-  if opts.dot then
-    local ok, err = core.mkdir(opts.dot, { parents = true })
-    if not ok then die("run: --dot: " .. tostring(err)) end
+  if opts.artifacts_all and not opts.artifacts then
+    die("run: --artifacts-all goes with --artifacts DIR")
+  end
+  for _, o in ipairs { "dot", "artifacts" } do
+    if opts[o] then
+      local ok, err = core.mkdir(opts[o], { parents = true })
+      if not ok then die("run: --" .. o .. ": " .. tostring(err)) end
+    end
+  end
+  if opts.artifacts and opts.artifacts == opts.dot then
+    die("run: --dot and --artifacts need directories of their own")
   end
   opts.jobs = opts.jobs or M.cpus()
   local code, err = M.run(files, opts)

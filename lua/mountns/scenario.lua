@@ -15,6 +15,7 @@ local ops = require "mountns.ops"
 local namespace = require "mountns.namespace"
 local lazy = require "mountns.lazy" -- loaded on first use:
 local dot = lazy.require "mountns.dot"
+local artifacts = lazy.require "mountns.artifacts"
 local format = require "mountns.format"
 local model = lazy.require "mountns.model"
 local mirror = lazy.require "mountns.mirror"
@@ -215,6 +216,10 @@ end
 -- of one that cannot cross ("result #2 is a function" for fn's second).
 -- `ending.both`: mirror every step on a model (mountns.mirror; true, or
 -- the mirror's options) and fail at the first difference.
+-- `ending.artifacts` (true: a failed scenario's; "all": every one's):
+-- what it leaves behind (`mountns.artifacts.collect`) as `artifacts`; a
+-- failure then crosses as a result, `failed` its message, since an error
+-- crosses as its message alone.
 local function run_inside(fn, opts, ending, ...)
   -- the set-up (one namespace: a copy of the template, its own tmpfs as /)
   -- was enter_template's; the host's tree stays reachable through the
@@ -249,6 +254,13 @@ local function run_inside(fn, opts, ending, ...)
   -- nothing asked for (outside `mountns run`): nil crosses as one byte,
   -- where a table takes mountns.child's table walker (its closures, its
   -- stacks) in the child and tables in the parent's decode
+  if ending.artifacts and (not res[1] or ending.artifacts == "all") then
+    ended.artifacts = artifacts.collect(ending.title)
+    if not res[1] then
+      ended.failed = tostring(res[2])
+      return ended
+    end
+  end
   if next(ended) == nil then ended = nil end
   -- the namespaces are closed by enter_template's teardown, after the
   -- result is sent
@@ -318,12 +330,17 @@ function M.scenario(name, fn, opts, ...)
     res = pack(pcall(isolate.spawn, enter_template, { timeout = timeout },
                      run_inside, fn, opts, { dot = run and run.dot and title or nil,
                                              golden = run and run.golden or nil,
-                                             both = run and run.both or nil }, ...))
+                                             both = run and run.both or nil,
+                                             artifacts = run and run.artifacts or nil,
+                                             title = title }, ...))
+    -- a failure that came back with its artifacts (run_inside)
+    local ended = res[1] and res[res.n]
+    if type(ended) == "table" and ended.failed then res = { false, ended.failed, ended, n = 3 } end
   end
   if run then
-    local ended = res[1] and res[res.n] or {}
+    local ended = res[1] and res[res.n] or res[3] or {}
     run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
-               ended.dot, ended.golden, ended.notes)
+               ended.dot, ended.golden, ended.notes, ended.artifacts)
     if not res[1] then return nil end
   elseif not res[1] then
     error(res[2], 0)
@@ -392,7 +409,7 @@ end
 -- instead of raising, so the script's later scenarios still run.
 -- @tparam string path the script
 -- @tparam table opts `report`: called as report(name, ok, err, seconds,
--- dot, golden, notes) after each scenario; `start`: called as
+-- dot, golden, notes, artifacts) after each scenario; `start`: called as
 -- start(name, timeout) before each kernel scenario (its report follows);
 -- `dot`: pass each scenario's picture (Graphviz text of the namespaces
 -- open at its end) as `dot`; `golden`:
@@ -406,7 +423,9 @@ end
 -- (`mountns.mirror`) and the open namespaces compared after it, the first
 -- difference failing the scenario; report gets the mirror's notes (the
 -- steps it could not follow, a list of lines, or nil) as `notes` (true, or
--- the mirror's options: `override`)
+-- the mirror's options: `override`); `artifacts` (true: each failed kernel
+-- scenario's, "all": every one's): report gets what it leaves behind
+-- (`mountns.artifacts.collect`'s table) as `artifacts`
 -- @treturn[1] boolean true: the script ran to its end
 -- @return[2] nil
 -- @treturn[2] string the script's error (loading it, or raised outside a
@@ -414,8 +433,13 @@ end
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
-    { "report", "start", "dot", "golden", "timeout", "model", "both", "linux" }, 2)
+    { "report", "start", "dot", "golden", "timeout", "model", "both", "linux", "artifacts" },
+    2)
   M.check_modes(opts, "run_file", 2)
+  if opts.artifacts ~= nil and opts.artifacts ~= true and opts.artifacts ~= "all" then
+    argcheck.error("run_file", 2, "option 'artifacts': true or \"all\" expected, got "
+      .. tostring(opts.artifacts), 2)
+  end
   if type(opts.report) ~= "function" then
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)

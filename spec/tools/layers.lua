@@ -31,7 +31,7 @@ local LAYERS = {
   -- the scenario runner and its report writers, expectations, output, the
   -- public module
   { "scenario", "runner", "report", "expect", "luassert", "dot", "recipes", "explain", "init",
-    "check" },
+    "check", "artifacts" },
 }
 
 -- The C files, lowest first (the headers, layer 0, are not listed: every

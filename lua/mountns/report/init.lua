@@ -29,7 +29,8 @@
 -- scenario, an early exit, a protocol error, a scenario past its timeout,
 -- a file that ran none or could not start), `secs`, `message` (the
 -- diagnostic of a failure, or nil), `golden` (a passing scenario's golden
--- text under `--golden`, or nil) and `notes` (nil or a list of strings).
+-- text under `--golden`, or nil), `notes` (nil or a list of strings) and
+-- `artifacts` (the paths `--artifacts` wrote for it, or nil).
 -- The counting (`n`, the summary) and the order are the runner's: a
 -- writer renders.
 --

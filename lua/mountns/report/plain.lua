@@ -2,7 +2,8 @@
 -- run's events (`mountns.report`): one line per scenario, `ok` or `FAIL`,
 -- its name and milliseconds; a failure's diagnostic and each note below it,
 -- indented four spaces; under `--golden` a passing scenario's golden text,
--- indented the same; what a script printed as `# ` lines; the summary.
+-- indented the same; the files `--artifacts` wrote for it; what a script
+-- printed as `# ` lines; the summary.
 -- @module mountns.report.plain
 
 local report = require "mountns.report"
@@ -30,6 +31,9 @@ function Plain:scenario_end(_, r)
   if not ok then self.emit(report.diagnostic(r.message or "failed", "    ")) end
   for _, note in ipairs(r.notes or {}) do
     self.emit(report.diagnostic("note: " .. note, "    "))
+  end
+  if r.artifacts then
+    self.emit(report.diagnostic("artifacts: " .. table.concat(r.artifacts, " "), "    "))
   end
   if ok and r.golden then
     for _, line in ipairs(report.golden_lines(r.golden, "    ", "")) do self.emit(line) end

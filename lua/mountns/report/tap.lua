@@ -37,6 +37,9 @@ function Tap:scenario_end(_, r)
   for _, note in ipairs(r.notes or {}) do
     self.emit(report.diagnostic("note: " .. note, "# "))
   end
+  if r.artifacts then
+    self.emit(report.diagnostic("artifacts: " .. table.concat(r.artifacts, " "), "# "))
+  end
   if ok and r.golden then
     for _, line in ipairs(report.golden_lines(r.golden, "# ", "#")) do self.emit(line) end
   end
