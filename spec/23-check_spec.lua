@@ -61,12 +61,12 @@ describe("mountns check: the generator", function()
     local want = table.concat({
       'ns1:make_private("/")',
       'ns1:mkdir("/b/x")',
-      'ns1:bind("/b/x", "/a/x")',
-      'ns1:mount("t1", "/b", "tmpfs")',
+      'ns1:move("/a/x/y", "/a/x")',
+      'ns1:unshare { propagation = "private" }',
+      'ns1:bind("/c", "/a/x/y")',
+      'ns1:bind("/b/x", "/b")',
       'ns1:mkdir("/a")',
-      'ns1:make_shared("/b", { recursive = true })',
-      'ns1:umount("/b")',
-      'ns1:make_slave("/")',
+      'ns2:make_unbindable("/", { recursive = true })',
     }, "\n")
     assert.equal(want, listing(check.generate(42, 1, 8)))
     -- sequence i depends on the seed and i only: not on what ran before
@@ -96,7 +96,7 @@ describe("mountns check: the generator", function()
     for _, key in ipairs { "mkdir", "mount", "bind", "bind recursive=true", "move", "umount",
         "umount detach", "remount", "remount bind=true", "make_shared",
         "make_shared recursive=true", "make_private", "make_slave", "make_unbindable",
-        "make_unbindable recursive=true", "close" } do
+        "make_unbindable recursive=true", "close", "write", "read", "exists", "ls" } do
       assert.is_true(seen[key], key)
     end
     local props = {}
@@ -225,6 +225,53 @@ describe("mountns check: the real model #model", function()
                               report = function(l) lines[#lines + 1] = l end }
     assert.equal(0, #res.divergences, table.concat(lines, "\n"))
     assert.equal(40, res.n)
+  end)
+
+  it("compares what a script is answered: files, names, root views", function()
+    -- the real model agrees on each answer; one that reads a wrong file,
+    -- lists a wrong directory or gives the stacked mount's view wrong is
+    -- caught at that step (before: only outcomes and tables were compared)
+    local steps = {
+      { id = 1, ns = 0, op = "mkdir", args = { "/a/x", n = 1 } },
+      { id = 2, ns = 0, op = "write", args = { "/a/f", "w2", n = 2 } },
+      { id = 3, ns = 0, op = "mount", args = { "t1", "/a/x", "tmpfs", n = 3 } },
+      { id = 4, ns = 0, op = "mount", args = { "t2", "/a/x", "tmpfs", n = 3 } },
+      { id = 5, ns = 0, op = "ls", args = { "/a", n = 1 } },
+      { id = 6, ns = 0, op = "read", args = { "/a/f", n = 1 } },
+      { id = 7, ns = 0, op = "mounts", args = { { root = "/a/x" }, n = 1 } },
+      { id = 8, ns = 0, op = "mounts", args = { { root = "/nowhere" }, n = 1 } },
+    }
+    assert.is_nil(check.diverges(steps))
+    local kernel = check.on_kernel({ steps })[1]
+    assert.equal('"w2"', kernel[6].answer)
+    assert.equal('{ [1] = "f", [2] = "x" }', kernel[5].answer)
+    -- the view at a stacked mount point is the top mount alone
+    local _, lines = kernel[7].answer:gsub("\n", "")
+    assert.equal(1, lines, kernel[7].answer)
+    assert.equal("ENOENT", kernel[8].outcome)
+    for at, patch in pairs {
+      [5] = { ls = function() return { "f" } end },
+      [6] = { read = function() return "w1" end },
+      [7] = { mounts = function(real) return real:mounts() end },
+      [8] = { mounts = function(real, o)
+        return real:mounts(o.root ~= "/nowhere" and o or nil)
+      end },
+    } do
+      local found = check.diverges(steps, { model = wrong(patch) })
+      assert.equal(at, found and found.at)
+    end
+  end)
+
+  it("check --stats: what was drawn and which model rules were hit", function()
+    local out = cli("check --random 20 --seed 9 --ops 12 --stats --out " .. dir)
+    assert.matches("\noperations drawn:\n +%d+  mkdir\n", out)
+    assert.matches("\n +%d+  write\n", out)
+    assert.matches("\nflags and options drawn:\n +%d+  recursive\n", out)
+    assert.matches("\npropagation types asked of unshare:\n", out)
+    assert.matches("\nmodel rules hit [^\n]*:\n +%d+  [a-z]+: ", out)
+    assert.matches("\n +%d+  propagated: a peer of the mount the call attached to\n", out)
+    assert.matches("exit=0$", out)
+    assert.is_nil(cli("check --random 2 --seed 9 --out " .. dir):find("operations drawn", 1, true))
   end)
 
   it("bin/mountns check: a summary with N, the seed and the time, exit 0", function()

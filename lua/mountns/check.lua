@@ -86,7 +86,13 @@ local MAKES = { "make_shared", "make_private", "make_slave", "make_unbindable" }
 local OPS = {
   { "mkdir", 3 }, { "mount", 4 }, { "bind", 5 }, { "move", 2 }, { "umount", 3 },
   { "remount", 1 }, { "make", 6 }, { "unshare", 3 }, { "close", 1 },
+  -- what a script sees: files through the mounts, and root views
+  { "write", 2 }, { "read", 1 }, { "exists", 1 }, { "ls", 1 }, { "mounts", 1 },
 }
+
+--- The operations whose answer (not only success or the errno) is
+-- compared: the file a read gives, a directory's names, a root view.
+M.ANSWERS = { read = true, exists = true, ls = true, mounts = true }
 local TOTAL = 0
 for _, o in ipairs(OPS) do TOTAL = TOTAL + o[2] end
 
@@ -177,6 +183,11 @@ function M.generate(seed, index, k, opts)
   local open = { 0 }
   local steps = {}
   local sources = 0
+  local files = {} -- the files written, to read mostly those
+  local function file(g)
+    if #files > 0 and r:int(4) > 1 then return r:pick(files) end
+    return dir(g) .. "/f"
+  end
   for i = 1, k or 8 do
     local ns = r:pick(open)
     local g = guess[ns]
@@ -237,6 +248,17 @@ function M.generate(seed, index, k, opts)
         if v == ns then table.remove(open, j); break end
       end
       args = { n = 0 }
+    elseif op == "write" then
+      local p = file(g)
+      files[#files + 1] = p
+      args = { p, "w" .. i, n = 2 }
+    elseif op == "read" or op == "exists" then
+      args = { file(g), n = 1 }
+    elseif op == "ls" then
+      args = { r:int(4) == 1 and "/" or dir(g), n = 1 }
+    elseif op == "mounts" then
+      -- a root view: the table a process chrooted at a mount point sees
+      args = { { root = mountpoint(g) }, n = 1 }
     end
     steps[i] = { id = i, ns = ns, op = op, args = args }
   end
@@ -253,7 +275,11 @@ local function lua_value(v)
     for key in pairs(v) do keys[#keys + 1] = key end
     table.sort(keys)
     local parts = {}
-    for j, key in ipairs(keys) do parts[j] = key .. " = " .. lua_value(v[key]) end
+    for j, key in ipairs(keys) do
+      local k = type(key) == "string" and key:match("^[%a_][%w_]*$") and key
+        or "[" .. lua_value(key) .. "]"
+      parts[j] = k .. " = " .. lua_value(v[key])
+    end
     return "{ " .. table.concat(parts, ", ") .. " }"
   end
   return tostring(v)
@@ -324,11 +350,19 @@ local function tables_text(open)
   return format.golden_text(unpack(tables, 1, #open))
 end
 
+-- An answer as text: a file's content, whether a path exists, a
+-- directory's names (in the order given), a root view's golden text.
+local function answer_text(op, v)
+  if op == "mounts" then return format.golden_text(v) end
+  return lua_value(v)
+end
+
 --- Run steps from a first namespace (a kernel scenario's or a model's):
 -- after each step, its outcome ("ok", an errno name, "error: ..." for a
 -- raised error that names no errno, "skip" when its namespace was not
--- made or is closed) and the golden text of the namespaces open then, in
--- the order they were made.
+-- made or is closed), the answer of a step in `ANSWERS` that succeeded
+-- (`answer`: its text) and the golden text of the namespaces open then,
+-- in the order they were made.
 -- @param first the first namespace
 -- @tparam table steps
 -- @tparam[opt] boolean close close every namespace still open at the end
@@ -339,13 +373,16 @@ function M.observe(first, steps, close)
   local obs = {}
   for i, st in ipairs(steps) do
     local ns = nss[st.ns]
-    local outcome = "skip"
+    local outcome, answer = "skip", nil
     if ns then
       local res = pack(pcall(function()
         return ns[st.op](ns, unpack(st.args, 1, st.args.n))
       end))
-      if res[1] then
+      if res[1] and res[2] == nil and type(res[3]) == "string" then
+        outcome = M.errno_of(res[3]) -- nil and a message: a refusal (ns:mounts)
+      elseif res[1] then
         outcome = "ok"
+        if M.ANSWERS[st.op] then answer = answer_text(st.op, res[2]) end
         if st.op == "unshare" then
           nss[st.id] = res[2]
           open[#open + 1] = res[2]
@@ -360,7 +397,7 @@ function M.observe(first, steps, close)
       end
     end
     local ok, text = pcall(tables_text, open)
-    obs[i] = { outcome = outcome, text = ok and text or M.errno_of(text) }
+    obs[i] = { outcome = outcome, answer = answer, text = ok and text or M.errno_of(text) }
   end
   if close then
     for j = #open, 1, -1 do pcall(open[j].close, open[j]) end
@@ -376,7 +413,9 @@ end
 function M.first_difference(a, b)
   for i = 1, math.max(#a, #b) do
     local x, y = a[i], b[i]
-    if not x or not y or x.outcome ~= y.outcome or x.text ~= y.text then return i end
+    if not x or not y or x.outcome ~= y.outcome or x.answer ~= y.answer or x.text ~= y.text then
+      return i
+    end
   end
   return nil
 end
@@ -387,17 +426,92 @@ end
 -- @tparam[opt] boolean locked_root the kernel's fresh namespaces have a
 -- locked `/` (`on_kernel`'s second result: not root, see `world:namespace`)
 -- @treturn table as `observe`
-function M.on_model(steps, m, locked_root)
+function M.on_model(steps, m, locked_root, stats)
   m = m or model
+  local w
   local ok, first = pcall(function()
-    return m.new():namespace(locked_root and { locked_root = true } or nil)
+    w = m.new()
+    return w:namespace(locked_root and { locked_root = true } or nil)
   end)
   if not ok then
     local obs = {}
     for i = 1, #steps do obs[i] = { outcome = "error: " .. tostring(first), text = "" } end
     return obs
   end
-  return M.observe(first, steps)
+  local obs = M.observe(first, steps)
+  if stats then M.count_rules(stats, w.events or {}) end
+  return obs
+end
+
+-- ---- coverage (`check --stats`) -----------------------------------------------
+
+-- An event's rule as a class: its kind and its reason with the names,
+-- paths and numbers of this world taken out ("propagated: a slave of peer
+-- group N: it receives what that group propagates").
+local function rule_class(e)
+  local why = tostring(e.rule or e.message or "")
+  why = why:gsub("/[^%s:,()]*", "PATH"):gsub("ns%d+", "NS"):gsub("%d+", "N")
+  return e.kind .. (why ~= "" and (": " .. why) or "")
+end
+
+--- Count a model world's events by rule class into stats.rules.
+-- @tparam table stats
+-- @tparam table events a world's
+function M.count_rules(stats, events)
+  stats.rules = stats.rules or {}
+  for _, e in ipairs(events) do
+    if e.kind ~= "call" then
+      local c = rule_class(e)
+      stats.rules[c] = (stats.rules[c] or 0) + 1
+    end
+  end
+end
+
+--- Count what a sequence draws into stats: each operation (make_* by
+-- name), each flag or option (recursive, detach, bind, user), each
+-- propagation type an unshare asks for.
+-- @tparam table stats
+-- @tparam table steps
+function M.count_steps(stats, steps)
+  stats.ops, stats.flags = stats.ops or {}, stats.flags or {}
+  stats.propagations = stats.propagations or {}
+  local function bump(t, k) t[k] = (t[k] or 0) + 1 end
+  for _, st in ipairs(steps) do
+    bump(stats.ops, st.op)
+    for j = 1, st.args.n do
+      local a = st.args[j]
+      if a == "detach" then bump(stats.flags, "detach") end
+      if type(a) == "table" then
+        for k, v in pairs(a) do
+          if k == "propagation" then bump(stats.propagations, v)
+          elseif v == true then bump(stats.flags, k) end
+        end
+      end
+    end
+  end
+end
+
+--- The coverage table of `check --stats` (lines).
+-- @tparam table stats as `check` filled it
+-- @treturn {string,...}
+function M.stats_lines(stats)
+  local out = {}
+  local function section(title, t)
+    local keys = {}
+    for k in pairs(t or {}) do keys[#keys + 1] = k end
+    table.sort(keys, function(a, b)
+      if t[a] ~= t[b] then return t[a] > t[b] end
+      return a < b
+    end)
+    out[#out + 1] = title
+    for _, k in ipairs(keys) do out[#out + 1] = string.format("  %8d  %s", t[k], k) end
+    if #keys == 0 then out[#out + 1] = "         0  (none)" end
+  end
+  section("operations drawn:", stats.ops)
+  section("flags and options drawn:", stats.flags)
+  section("propagation types asked of unshare:", stats.propagations)
+  section("model rules hit (events by rule, names and numbers taken out):", stats.rules)
+  return out
 end
 
 -- A fresh namespace inside a running scenario for sequence k of a batch:
@@ -592,6 +706,24 @@ local function commented(text, prefix)
   return table.concat(out, "\n")
 end
 
+-- A step's outcome in a script's comment, with its answer (the lines
+-- after the first commented)
+local function outcome_text(o)
+  if not o.answer then return o.outcome end
+  return o.outcome .. ", answered:\n" .. commented(o.answer, "--     ")
+end
+
+-- A step whose answer the script asserts: the kernel's
+local function answer_check(op, call, answer)
+  if op == "mounts" then
+    return "expect.golden([[\n" .. answer:gsub("\n*$", "") .. "\n]], " .. call .. ")"
+  elseif op == "ls" then
+    return "assert(table.concat(" .. call .. ", \",\") == "
+      .. string.format("%q", table.concat(assert(load("return " .. answer))(), ",")) .. ")"
+  end
+  return "assert(" .. call .. " == " .. answer .. ")"
+end
+
 --- A divergence as a scenario script: the steps on the scenario's
 -- namespaces, each step the kernel refused as `expect.fails`, the
 -- kernel's tables after the last step as `expect.golden`; the kernel's
@@ -616,8 +748,8 @@ function M.script(found, info)
     "--   mountns run --both FILE   both, compared after every step",
     "--",
     string.format("-- Step %d, %s:", at, M.call_text(steps[at], names)),
-    "--   kernel: " .. k.outcome,
-    "--   model:  " .. m.outcome,
+    "--   kernel: " .. outcome_text(k),
+    "--   model:  " .. outcome_text(m),
     "-- The kernel's tables after it (one block per open namespace):",
     commented(k.text, "--   "),
     "-- The model's tables after it:",
@@ -646,6 +778,8 @@ function M.script(found, info)
       for x = 1, st.args.n do a[x] = lua_value(st.args[x]) end
       call = string.format("expect.fails(%q, %s.%s, %s%s)", outcome, names[st.ns], st.op,
         names[st.ns], #a > 0 and (", " .. table.concat(a, ", ")) or "")
+    elseif found.kernel[j].answer then
+      call = answer_check(st.op, call, found.kernel[j].answer)
     elseif st.op == "unshare" then
       call = "local " .. names[st.id] .. " = " .. call
       open[#open + 1] = st.id
@@ -710,7 +844,7 @@ end
 -- could not finish), seconds, kernel_seconds, model_seconds}`
 function M.check(opts)
   opts = argcheck.options(opts, "check", 1, { "n", "seed", "ops", "per", "out", "model",
-    "user", "report", "shrink" }, 2)
+    "user", "report", "shrink", "stats" }, 2)
   local n, seed, k = opts.n or 100, opts.seed or 1, opts.ops or 8
   local per = opts.per or 50
   local report = opts.report or function() end
@@ -730,6 +864,9 @@ function M.check(opts)
     local to = math.min(n, from + per - 1)
     local seqs = {}
     for i = from, to do seqs[#seqs + 1] = M.generate(seed, i, k, { user = user }) end
+    if opts.stats then
+      for _, steps in ipairs(seqs) do M.count_steps(opts.stats, steps) end
+    end
     local t1 = core.clock()
     local ok, kobs, locked = pcall(M.on_kernel, seqs, per)
     if not ok then
@@ -751,7 +888,7 @@ function M.check(opts)
     local t2 = core.clock()
     local found = {}
     for j, steps in ipairs(seqs) do
-      local mobs = kobs[j] and M.on_model(steps, opts.model, locked)
+      local mobs = kobs[j] and M.on_model(steps, opts.model, locked, opts.stats)
       local at = mobs and M.first_difference(kobs[j], mobs)
       if at then
         found[#found + 1] = { index = from + j - 1, at = at, steps = steps,
@@ -840,7 +977,7 @@ function M.command(args)
     elseif a == "--out" then
       i = i + 1
       o[a] = args[i] or die("check: --out needs a directory")
-    elseif a == "--no-user" or a == "--list" then o[a] = true
+    elseif a == "--no-user" or a == "--list" or a == "--stats" then o[a] = true
     else die("check: unexpected argument " .. core.escape(a) .. "\n" .. cli.USAGE) end
     i = i + 1
   end
@@ -862,8 +999,9 @@ function M.command(args)
   end
   print(string.format("check: %d sequences of %d steps, seed %d", n, k, seed))
   io.stdout:flush()
+  local stats = o["--stats"] and {} or nil
   local ok, res = pcall(M.check, { n = n, seed = seed, ops = k, per = o["--per"],
-    out = o["--out"], user = not o["--no-user"] and nil or false,
+    out = o["--out"], user = not o["--no-user"] and nil or false, stats = stats,
     report = function(line)
       print(line)
       io.stdout:flush()
@@ -877,6 +1015,9 @@ function M.command(args)
     #res.divergences == 1 and "" or "s",
     #res.errors > 0 and string.format(", %d not run", #res.errors) or "",
     res.seconds, res.kernel_seconds, res.model_seconds, n / res.seconds))
+  if stats then
+    for _, line in ipairs(M.stats_lines(stats)) do print(line) end
+  end
   return (#res.divergences == 0 and #res.errors == 0) and 0 or 1
 end
 

@@ -20,6 +20,7 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
        mountns show --explain PATH [PID]
        mountns show --watch [--timeout S] [--interval S] [--fallback] [PID]
        mountns check --random N [--seed S] [--ops K] [--out DIR] [--no-user] [--list]
+                     [--stats]
 
   run    run scenario scripts, each in a child process with a private mount
          namespace; one line per scenario (ok/FAIL and name), the diagnostic
@@ -69,16 +70,19 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
   check  generate N random sequences of K (default 8) namespace calls
          (mkdir, mount, bind, rbind, move, umount, remount, make-[r]shared/
          private/slave/unbindable, unshare with each propagation and user
-         namespaces, close) over a few paths and up to 4 namespaces, run each
-         on the kernel (scenarios) and on the model (mountns.model), and
-         compare after every step the errno name and the golden text of
-         every open namespace. Seeded (--seed S, 0 <= S < 2^31; default from
+         namespaces, close, write, read, exists, ls, root views) over a few
+         paths and up to 4 namespaces, run each on the kernel (scenarios) and
+         on the model (mountns.model), and compare after every step the
+         errno name, the answer (a file, a directory's names, a root view)
+         and the golden text of every open namespace. Seeded (--seed S, 0 <= S < 2^31; default from
          the clock, printed): the same sequences on every Lua version. Each
          divergence is shrunk and written as DIR/check-S-I.lua (--out DIR,
          default .), a scenario `mountns run` runs on the kernel; one line
          each, then a summary; exit status 0 none, 1 divergences, 2 usage.
          --no-user: no user-namespace copies; --list: print the sequences
-         only (nothing runs)
+         only (nothing runs); --stats: after the summary, how often each
+         operation, flag and propagation type was drawn and how many events
+         each rule of the model made (its coverage)
   Paths are shown escaped: control characters, DEL, bytes that are not
   UTF-8 and the backslash as \ooo (octal, as in mountinfo). Exit status 2
   is a usage error.

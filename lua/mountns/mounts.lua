@@ -58,12 +58,19 @@ local CHILD_TIMEOUT = 30
 -- produce() run in a child that entered namespace h (its root is then that
 -- namespace's root): its string result, or nil and a message that says why
 -- (produce's error, or how the child ended: killed, timed out).
+-- v, or raise err as it is: a core call's message names the call, the
+-- path and the errno; assert would put this file's line before it
+local function must(v, err)
+  if v == nil or v == false then error(err, 0) end
+  return v
+end
+
 local function in_namespace(h, what, produce)
   local r, w = core.pipe()
   if not r then return nil, w end
   local pid, ferr, ferrno = child.fork(function()
     core.close_fd(r)
-    local ok, text = pcall(function() return assert(h:enter()) and produce() end)
+    local ok, text = pcall(function() return must(h:enter()) and produce() end)
     child.send(w, ok and "o" or "e", ok and text or child.message(text))
   end)
   if not pid then
@@ -85,7 +92,7 @@ end
 -- The mountinfo text of namespace h, read by a child that enters it.
 local function mountinfo_in(h)
   return in_namespace(h, "mountinfo", function()
-    return assert(core.read_mountinfo())
+    return must(core.read_mountinfo())
   end)
 end
 
@@ -105,7 +112,7 @@ end
 -- for every mount. So the listing runs in a child that entered it.
 local function listmount_from_inside(h)
   local text, err, errno = in_namespace(h, "statmount table", function()
-    local t = assert(core.listmount { stat = true, propagate_from = true })
+    local t = must(core.listmount { stat = true, propagate_from = true })
     return child.encode("result", { t }, 1)
   end)
   if not text then return nil, err, errno end
@@ -183,9 +190,9 @@ function M.mounts(ns, opts)
     end
     local text, err, errno = in_namespace(h or core.namespace(), "mountinfo under "
       .. root, function()
-        assert(core.chroot(root))
-        assert(core.chdir("/"))
-        return assert(core.read_mountinfo())
+        must(core.chroot(root))
+        must(core.chdir("/"))
+        return must(core.read_mountinfo())
       end)
     if not text then return nil, err, errno end
     local t

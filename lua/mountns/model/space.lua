@@ -341,9 +341,41 @@ function Space:mounts(opts)
   end
   if opts.root ~= nil then
     local root = mtable.normpath(opts.root, "ns:mounts", 1, 2)
-    local kept = {}
+    -- the kernel's view is a child's chroot(root): a root that is not
+    -- there, or not a directory, is its refusal (returned, as the kernel
+    -- namespace's ns:mounts returns it)
+    local ok, top, dpath = pcall(function()
+      local mnt, d, node = resolve(self, walkpath(root), "chroot", root)
+      if not node.dir then errors.fail("ENOTDIR", "chroot", root) end
+      return mnt, d
+    end)
+    if not ok then
+      return nil, "mounts: cannot read the mountinfo under " .. root .. " of "
+        .. tostring(self) .. ": " .. tostring(type(top) == "table" and top.message or top)
+    end
+    -- what the kernel lists for that root (show_mountinfo: a mount whose
+    -- path does not pass through the root is skipped): the top mount at
+    -- the root when the root is its own root, and the mounts below it
+    -- (not a mount it covers: stacked at the same place, that one is
+    -- under it, not reachable)
+    local below = {}
+    for i = 1, #mounts do
+      local m = mounts[i]
+      if m.ns == self then
+        local a = m.parent
+        while a and a ~= top do a = a.parent end
+        below[i] = a == top or (m == top and dpath == top.root)
+      end
+    end
+    local kept, nth = {}, 0
+    for i = 1, #mounts do
+      if mounts[i].ns == self then
+        nth = nth + 1
+        if not below[i] then records[nth] = false end -- its place kept: ipairs goes on
+      end
+    end
     for _, r in ipairs(records) do
-      if is_subdir(r.target, root) then
+      if r and is_subdir(r.target, root) then
         local c = {}
         for k, v in pairs(r) do c[k] = v end
         c.target = relative(r.target, root)
