@@ -99,7 +99,8 @@ end
 local rules_cache = {}
 
 -- The rules of kernel version v (a string "MAJOR.MINOR[...]" from 5.10
--- on; a newer kernel than the newest the model read gets its rules), or nil and why not (a phrase that follows "option 'linux': ").
+-- on; a newer kernel than the newest the model read gets its rules), or
+-- nil and why not (a phrase that follows "option 'linux': ").
 local function linux_rules(v)
   local cached = rules_cache[v]
   if cached then return cached end
