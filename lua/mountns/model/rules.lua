@@ -10,14 +10,15 @@ local M = {}
 
 -- The rules differ between the kernels the model follows. Read in
 -- fs/namespace.c and fs/pnode.c of Debian's source packages (5.10.262,
--- 6.1.176, 6.12.95, 6.18.15, 6.19.8, 7.1.8, 7.2.8: doc/model.md has the
+-- 6.1.176, 6.12.95, 6.17.8, 6.18.15, 6.19.8, 7.1.8, 7.2.8: doc/model.md has the
 -- table) and measured (spec 22 and 44 on this host, `make matrix` on
 -- Debian's kernels under qemu); where a change landed between two kernels
 -- read, the version named is the release of the commit that made it, as
 -- far as we know. 5.10 follows 6.1's rules: its pnode.c is 6.1's, and its
 -- namespace.c differs only in what the model does not represent
 -- (mount_setattr, idmapped mounts, the slave list place MOVE_MOUNT_SET_GROUP
--- gives, the mount count limit, locking).
+-- gives, `mand`'s EPERM outside the initial user namespace, the mount
+-- count limit, locking).
 -- copy_keeps_unbindable: clone_mnt copies MNT_UNBINDABLE (it was in
 --   mnt_flags; 6.17 moved it out), so a namespace copy of an unbindable
 --   mount is unbindable (6.1, 6.12; 6.18: private).
