@@ -916,7 +916,7 @@ describe("the model's kernel versions (option linux)", function()
     end, { linux = linux })
   end
 
-  it("checks the version: a string MAJOR.MINOR[...], 6.1 or newer", function()
+  it("checks the version: a string MAJOR.MINOR[...], 5.10 or newer", function()
     assert.equal("6.12", model.new { linux = "6.12" }.linux)
     assert.equal("6.12", model.new { linux = "6.12.118+deb12-amd64" }.linux)
     assert.equal("7.3", model.new { linux = "7.3" }.linux)
@@ -926,11 +926,11 @@ describe("the model's kernel versions (option linux)", function()
     assert.error_matches(function() model.new { linux = "6.12x" } end,
       "bad argument #1 to 'model.new' (option 'linux': '6.12x' is not a kernel version "
       .. "(MAJOR.MINOR, such as \"6.12\"))", 1, true)
-    assert.error_matches(function() model.new { linux = "5.15" } end,
-      "bad argument #1 to 'model.new' (option 'linux': Linux 5.15 is older than the oldest "
-      .. "kernel the model has rules for (6.1))", 1, true)
-    assert.error_matches(function() model.scenario(function() end, { linux = "6.0" }) end,
-      "^bad argument #2 to 'scenario' %(option 'linux': Linux 6.0 is older")
+    assert.error_matches(function() model.new { linux = "4.18" } end,
+      "bad argument #1 to 'model.new' (option 'linux': Linux 4.18 is older than the oldest "
+      .. "kernel the model has rules for (5.10))", 1, true)
+    assert.error_matches(function() model.scenario(function() end, { linux = "5.9" }) end,
+      "^bad argument #2 to 'scenario' %(option 'linux': Linux 5.9 is older")
     assert.error_matches(function() model.new { linux = "6.12", linx = 1 } end,
       "unknown option 'linx'", 1, true)
   end)
@@ -958,29 +958,29 @@ describe("the model's kernel versions (option linux)", function()
     assert.equal("6.12", got)
   end)
 
-  it("follows 6.1's rules on a kernel older than 6.1, and says so", function()
-    -- Ubuntu 22.04's kernel: the model has no older rules; a world made
+  it("follows 5.10's rules on a kernel older than 5.10, and says so", function()
+    -- RHEL 8's kernel: the model has no older rules; a world made
     -- without the option follows the oldest it has, the option raises
-    local m = model_loaded_on("5.15.0-91-generic")
+    local m = model_loaded_on("4.18.0-553.el8_10.x86_64")
     local v, note = m.default_linux()
-    assert.equal("6.1", v)
-    assert.matches("Linux 5.15, older than the oldest rules the model has: it follows "
-      .. "Linux 6.1's", note, 1, true)
-    assert.equal("6.1", m.new().linux)
+    assert.equal("5.10", v)
+    assert.matches("Linux 4.18, older than the oldest rules the model has: it follows "
+      .. "Linux 5.10's", note, 1, true)
+    assert.equal("5.10", m.new().linux)
     assert.is_true(m.new().rules.copy_keeps_unbindable)
-    assert.equal("6.1", m.scenario(function(ns) return ns.world.linux end))
+    assert.equal("5.10", m.scenario(function(ns) return ns.world.linux end))
     local world = m.replay({})
-    assert.equal("6.1", world.linux)
-    assert.error_matches(function() m.new { linux = "5.15" } end,
-      "option 'linux': Linux 5.15 is older than the oldest kernel", 1, true)
+    assert.equal("5.10", world.linux)
+    assert.error_matches(function() m.new { linux = "4.18" } end,
+      "option 'linux': Linux 4.18 is older than the oldest kernel", 1, true)
     -- a release it cannot read: the oldest too
     m = model_loaded_on("weird")
     v, note = m.default_linux()
-    assert.equal("6.1", v)
+    assert.equal("5.10", v)
     assert.matches('release "weird" is not a version', note, 1, true)
-    -- the running kernel's, with no note, from 6.1 on
-    v, note = model_loaded_on("6.1.0-27-amd64").default_linux()
-    assert.same({ "6.1" }, { v, note })
+    -- the running kernel's, with no note, from 5.10 on (Ubuntu 22.04's 5.15)
+    v, note = model_loaded_on("5.15.0-91-generic").default_linux()
+    assert.same({ "5.15" }, { v, note })
   end)
 
   it("6.1 and 6.12: a namespace copy keeps an unbindable mount unbindable", function()
@@ -1129,7 +1129,7 @@ end)
     assert.matches("FAIL%s+copy of an unbindable mount.*\nexit=1$",
       helper.cli("run --model --linux 6.18 " .. file))
     assert.matches("mountns: run: %-%-linux: Linux 5%.4 is older than the oldest kernel the "
-      .. "model has rules for %(6%.1%)\nexit=2$", helper.cli("run --model --linux 5.4 " .. file))
+      .. "model has rules for %(5%.10%)\nexit=2$", helper.cli("run --model --linux 5.4 " .. file))
     assert.matches("mountns: run: %-%-linux needs %-%-model .*\nexit=2$",
       helper.cli("run --linux 6.1 " .. file))
     assert.matches("mountns: run: %-%-linux needs a kernel version .*\nexit=2$",

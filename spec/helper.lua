@@ -245,11 +245,9 @@ local KV = helper.kernel_version()
 helper.COPY_DROPS_UNBINDABLE = KV[1] > 6 or (KV[1] == 6 and KV[2] >= 17)
 
 --- Why a comparison of mountns.model with this kernel is pending, or nil.
--- The model follows the running kernel's rules (`model.default_linux()`:
--- 6.1, 6.12 and 6.18 measured, in `make matrix` and here); a kernel older
--- than its oldest rule set (6.1) has none.
-helper.MODEL_PENDING = (KV[1] < 6 or (KV[1] == 6 and KV[2] < 1)) and string.format(
-  "the model has rules for Linux 6.1 and later; this is %d.%d", KV[1], KV[2]) or nil
+-- The model follows the running kernel's rules (`model.default_linux()`);
+-- a kernel older than its oldest rule set (`model.OLDEST_LINUX`) has none.
+helper.MODEL_PENDING = select(2, require("mountns.model").linux_version(KV[1] .. "." .. KV[2]))
 
 --- busted's `it` for a test that compares the model with this kernel: on a
 -- kernel the model has no rules for (helper.MODEL_PENDING), a pending test

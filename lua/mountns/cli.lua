@@ -44,8 +44,9 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
          tree; make matrix-deps), output and exit status passed through.
          --model: run the scenarios on the model (mountns.model: the
          kernel's propagation rules in Lua, no namespaces) instead;
-         --linux V (with --model): the rules of Linux V (6.1, 6.12, 6.18;
-         any MAJOR.MINOR from 6.1 on; default: the running kernel's);
+         --linux V (with --model): the rules of Linux V (5.10, 6.1, 6.12,
+         6.18, 7.2, 7.3; any MAJOR.MINOR from 5.10 on; default: the
+         running kernel's);
          --both: each scenario runs on the kernel and every step it makes
          is mirrored on the model (mountns.model): the first difference of
          an outcome or of the normalised tables fails it, naming the line,

@@ -281,7 +281,7 @@ end
 -- output comes in file order;
 -- `model = true`: the scenarios run on the model (`mountns.model`), not on
 -- the kernel; `linux` (with `model`): the kernel version whose rules the
--- model follows ("6.1", "6.12", "6.18"...; default: the running kernel's);
+-- model follows ("5.10", "6.1", ... "7.3"; default: the running kernel's);
 -- `both`: run each scenario on the kernel and mirror every step it
 -- records on the model (`mountns.mirror`), failing the scenario at the
 -- first difference of the outcomes or of the normalised tables; the steps

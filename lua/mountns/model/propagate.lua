@@ -164,7 +164,11 @@ local function attach(w, source, dest, mp, ctx)
     child.parent = nil
     attach_child(m, child, cmp)
     if q then
-      -- the copy goes under what is mounted there (mnt_change_mountpoint)
+      -- the copy goes under what is mounted there (mnt_change_mountpoint);
+      -- from 7.1 it takes over a locked mount's lock (rules.tuck_takes_lock)
+      if q.locked and w.rules.tuck_takes_lock then
+        child.locked, q.locked = true, false
+      end
       detach_child(q)
       attach_child(child, q, child.root)
     end

@@ -8,10 +8,17 @@ local argcheck = require "mountns.args"
 
 local M = {}
 
--- The rules differ between the kernels the model follows. Measured (spec
--- 22 on this host, `make matrix` on Debian's 6.1 and 6.12 under qemu);
--- where the change landed between two measured kernels, the version named
--- is the release of the commit that made it, as far as we know.
+-- The rules differ between the kernels the model follows. Read in
+-- fs/namespace.c and fs/pnode.c of Debian's source packages (5.10.262,
+-- 6.1.176, 6.12.95, 6.17.8, 6.18.15, 6.19.8, 7.1.8, 7.2.8: doc/model.md has the
+-- table) and measured (spec 22 and 44 on this host, `make matrix` on
+-- Debian's kernels under qemu); where a change landed between two kernels
+-- read, the version named is the release of the commit that made it, as
+-- far as we know. 5.10 follows 6.1's rules: its pnode.c is 6.1's, and its
+-- namespace.c differs only in what the model does not represent
+-- (mount_setattr, idmapped mounts, the slave list place MOVE_MOUNT_SET_GROUP
+-- gives, `mand`'s EPERM outside the initial user namespace, the mount
+-- count limit, locking).
 -- copy_keeps_unbindable: clone_mnt copies MNT_UNBINDABLE (it was in
 --   mnt_flags; 6.17 moved it out), so a namespace copy of an unbindable
 --   mount is unbindable (6.1, 6.12; 6.18: private).
@@ -33,13 +40,19 @@ local M = {}
 --   once (bulk_make_private, 6.18): each one's slaves go to the first
 --   mount that stays along next peer / master (trace_transfers), handed
 --   over in the order of the unmounted set, each block in front.
-local OLDEST, NEWEST = { 6, 1 }, "6.18"
+-- tuck_takes_lock: a copy that propagation puts under a locked mount
+--   takes its MNT_LOCKED and the mount on top is unlocked
+--   (attach_recursive_mnt, "move_mount: transfer MNT_LOCKED": in 7.1.8,
+--   not in 6.19.8; posted after 7.0's merge window), so the namespace
+--   that received it may unmount that mount (6.18: EINVAL).
+local OLDEST, NEWEST = { 5, 10 }, "7.2"
 
 local function rules_of(major, minor)
   local v = major * 1000 + minor
   return { linux = major .. "." .. minor, copy_keeps_unbindable = v < 6017,
            ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
-           same_root_master = v < 6016, bulk_private = v >= 6018 }
+           same_root_master = v < 6016, bulk_private = v >= 6018,
+           tuck_takes_lock = v >= 7001 }
 end
 
 -- "6.12", "6.12.118+deb12-amd64" -> 6, 12 (or nil)
@@ -52,7 +65,7 @@ end
 -- The version a world follows by default, decided when the module loads,
 -- not later, since a kernel scenario's child, where a mirror or a replay
 -- may make a world, has no /proc under its new root: the running kernel's
--- "MAJOR.MINOR"; the oldest rules the model has (6.1) on an older kernel
+-- "MAJOR.MINOR"; the oldest rules the model has (5.10) on an older kernel
 -- or one whose release it cannot read (default_note says so); off Linux
 -- (no /proc) the newest.
 local OLDEST_S = OLDEST[1] .. "." .. OLDEST[2]
@@ -86,8 +99,9 @@ end
 
 local rules_cache = {}
 
--- The rules of kernel version v (a string "MAJOR.MINOR[...]" from 6.1
--- on), or nil and why not (a phrase that follows "option 'linux': ").
+-- The rules of kernel version v (a string "MAJOR.MINOR[...]" from 5.10
+-- on; a newer kernel than the newest the model read gets its rules), or
+-- nil and why not (a phrase that follows "option 'linux': ").
 local function linux_rules(v)
   local cached = rules_cache[v]
   if cached then return cached end
@@ -118,8 +132,8 @@ end
 M.rules_for = rules_for
 
 --- A kernel version for the `linux` option, checked: the version of its
--- rules, or nil and why not, as a phrase (`"Linux 5.15 is older than the
--- oldest kernel the model has rules for (6.1)"`) for a caller to put in
+-- rules, or nil and why not, as a phrase (`"Linux 4.18 is older than the
+-- oldest kernel the model has rules for (5.10)"`) for a caller to put in
 -- its own message (`mountns run --linux`, `scenario.run_problem`).
 -- @param v the option's value
 -- @treturn[1] string the version of the rules, "MAJOR.MINOR"
@@ -134,7 +148,7 @@ end
 --- The kernel version whose rules a world follows when none is given: the
 -- running kernel's MAJOR.MINOR (read from /proc/sys/kernel/osrelease when
 -- the module loads); on a kernel older than the oldest rules the model has
--- (`model.OLDEST_LINUX`, 6.1), or one whose release it cannot read, that
+-- (`model.OLDEST_LINUX`, 5.10), or one whose release it cannot read, that
 -- oldest, with a note saying so; off Linux the newest.
 -- @treturn string such as "6.12"
 -- @treturn ?string the note, when the version is not the running kernel's
@@ -151,8 +165,9 @@ function M.running_linux()
   return running_version
 end
 
---- The oldest and the newest kernel versions the model has rules for
--- (older ones raise; newer ones get the newest rules).
+--- The oldest and the newest kernel versions the model has rules for,
+-- read in their source (older ones raise; newer ones, 7.3 among them,
+-- get the newest rules).
 M.OLDEST_LINUX = OLDEST_S
 M.NEWEST_LINUX = NEWEST
 

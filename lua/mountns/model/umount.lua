@@ -325,7 +325,8 @@ function umount_mount(ns, mnt, lazy, target)
   -- (not on its root) stays, at any depth; an over-mount of the root of
   -- a candidate that goes is reparented to where the stack's bottom was.
   -- (The document keeps a locked candidate whose parent stays; 6.18
-  -- takes it: spec 22 "a locked copy goes too".)
+  -- takes a copy of the unmounted mount itself, unlocked first: spec 22
+  -- "a locked copy goes too".)
   local original = {}
   for i = 1, #list do original[i] = list[i] end
   local cand, clist = {}, {}
@@ -364,9 +365,10 @@ function umount_mount(ns, mnt, lazy, target)
   end
   -- A locked candidate whose parent stays, a copy of a mount below the
   -- unmounted one (a lazy umount's tree), stays; a locked copy of the
-  -- unmounted mount itself goes, and so does one whose parent goes: what
-  -- Linux 6.18 did in every case tried (spec 22 "locked copies"; the
-  -- document's rule would keep every locked one whose parent stays).
+  -- unmounted mount itself goes (umount_tree unlocked it first:
+  -- propagate_mount_unlock), and so does one whose parent goes
+  -- (handle_locked): 6.18's source, and what it did in every case tried
+  -- (spec 22 "locked copies").
   local going = {}
   for _, m in ipairs(list) do going[m] = true end
   for _, c in ipairs(keep) do going[c] = true end
