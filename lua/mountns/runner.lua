@@ -40,6 +40,7 @@ local report = require "mountns.report"
 local plain_writer = require "mountns.report.plain"
 local tap_writer = require "mountns.report.tap"
 local order = require "mountns.report.order"
+local verdict = require "mountns.verdict"
 -- what a script requires (every example does): loaded here, with every
 -- module they defer, by `run` before its first fork (see there)
 require "mountns"
@@ -61,9 +62,9 @@ local SIGNALS = {
 -- The fields of each event, by kind: the type each must have ("?": or nil).
 local EVENTS = {
   result = { name = "string", ok = "boolean", err = "string?", secs = "number",
-             dot = "string?", golden = "string?", notes = "table?" },
+             dot = "string?", golden = "string?", notes = "table?", status = "string?" },
   start = { name = "string", timeout = "number" },
-  done = { ok = "boolean", err = "string?" },
+  done = { ok = "boolean", err = "string?", status = "string?" },
 }
 
 -- How long after a scenario's timeout the runner waits for its result
@@ -78,8 +79,11 @@ local GRACE = 5
 -- is `{kind, field = value...}`: a `start` (a kernel scenario begins)
 -- has `name` (a string) and `timeout` (seconds > 0); a `result` has
 -- `name`, `ok` (a boolean), `secs` (a finite number >= 0), `err`, `dot`,
--- `golden` (strings, or nil) and `notes` (nil or a list of strings); a
--- `done` has `ok` and `err`; nothing else.
+-- `golden` (strings, or nil), `notes` (nil or a list of strings) and
+-- `status` (nil, or what ended the scenario: one of
+-- `mountns.verdict.STATUSES`, "pass" exactly when `ok`); a `done` has
+-- `ok`, `err` and `status` (nil, or "skip" when `ok` is false: the script
+-- skipped the rest of its file); nothing else.
 -- @param ev the decoded event
 -- @treturn ?string the problem
 function M.event_problem(ev)
@@ -107,6 +111,18 @@ function M.event_problem(ev)
   if ev.timeout and not (ev.timeout > 0 and ev.timeout < math.huge) then
     return "a start event whose timeout is " .. tostring(ev.timeout)
       .. " (seconds > 0 expected)"
+  end
+  if ev.status ~= nil then
+    if ev[1] == "done" and (ev.status ~= "skip" or ev.ok) then
+      return "a done event whose status is " .. core.escape(string.format("%q", ev.status))
+        .. " (nil, or \"skip\" with ok false, expected)"
+    elseif not verdict.is_status(ev.status) then
+      return "a result event whose status is " .. core.escape(string.format("%q", ev.status))
+        .. " (one of " .. table.concat(verdict.STATUSES, ", ") .. " expected)"
+    elseif (ev.status == "pass") ~= ev.ok then
+      return string.format("a result event whose status is %q and ok %s", ev.status,
+        tostring(ev.ok))
+    end
   end
   if ev.notes then
     local count = 0
@@ -169,24 +185,26 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
     assert(core.dup2(out_w, 1))
     core.close_fd(out_w)
     isolate.private_namespace()
-    local done, why = scenario.run_file(path, {
+    local done, why, skipped = scenario.run_file(path, {
       dot = opts.dot and true or nil, golden = opts.golden and true or nil,
       timeout = opts.timeout, model = opts.model and true or nil, both = opts.both,
       linux = opts.linux,
       start = function(name, timeout)
         send(ev_w, { "start", name = name, timeout = timeout })
       end,
-      report = function(name, passed, e, secs, dot, golden, notes)
+      report = function(name, passed, e, secs, dot, golden, notes, status)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
                      err = e ~= nil and tostring(e) or nil, secs = secs,
                      dot = type(dot) == "string" and dot or nil,
                      golden = type(golden) == "string" and golden or nil,
-                     notes = type(notes) == "table" and notes or nil })
+                     notes = type(notes) == "table" and notes or nil,
+                     status = passed and "pass" or status })
         core.read_exact(ack_r, 1) -- "k", or end of file: the runner is gone
       end })
     io.stdout:flush()
-    send(ev_w, { "done", ok = done or false, err = why })
+    send(ev_w, { "done", ok = done or false, err = why,
+                 status = not done and skipped == "skip" and "skip" or nil })
   end)
   if not ok then
     io.stdout:flush()
@@ -225,7 +243,8 @@ end
 
 --- Run scripts and report their verdict (on stdout, or to `writers`).
 -- @tparam {string,...} files the scripts, in order
--- @tparam[opt] table opts `tap`: TAP version 14 instead of the plain report;
+-- @tparam[opt] table opts `tap`: TAP instead of the plain report (true or
+-- 13: version 13; 14: version 14);
 -- `writers`: the report writers, a list of objects whose methods hear the
 -- run's events (`mountns.report`) instead of the plain or TAP report on
 -- stdout (`mountns.report.plain.new()`, `mountns.report.tap.new()` are
@@ -253,7 +272,7 @@ end
 -- SIGINT and SIGTERM are blocked from here on (they stay so when run
 -- returns: the caller is about to exit) and read from signalfds while it
 -- runs.
--- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
+-- @treturn[1] int the exit status: 0 all passed (or skipped), 1 a failure or an early
 -- exit (or the runner itself failed: "stopped"), 130 interrupted, 143
 -- terminated
 -- @return[2] nil
@@ -274,13 +293,18 @@ function M.run(files, opts)
       .. tostring(jobs), 2)
   end
   local writers = opts.writers
+  if opts.tap ~= nil and opts.tap ~= true and opts.tap ~= false and opts.tap ~= 13
+     and opts.tap ~= 14 then
+    argcheck.error("run", 2, "option 'tap': true, 13 or 14 expected, got "
+      .. core.escape(tostring(opts.tap)), 2)
+  end
   if writers ~= nil and opts.tap then
     argcheck.error("run", 2, "option 'tap' with option 'writers': put "
       .. "mountns.report.tap.new() in writers", 2)
   end
   -- the report: events to the writers, which write it (mountns.report)
-  local tell = report.subscribers(writers or { (opts.tap and tap_writer or plain_writer).new() },
-    "run", 2, 2)
+  local tell = report.subscribers(writers or { opts.tap and tap_writer.new(nil,
+    opts.tap == 14 and 14 or 13) or plain_writer.new() }, "run", 2, 2)
   -- once here, not in every script's process: the modules a script
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
@@ -304,7 +328,7 @@ function M.run(files, opts)
 
   -- the report, in file order whatever runs at once: each script's
   -- (`st.rep`) is held until those before it are reported
-  local rep = order.new(tell)
+  local rep = order.new(tell, core.clock)
 
   -- picture file stems: a script's base name, made unique in this run
   local stems = {}
@@ -389,7 +413,8 @@ function M.run(files, opts)
     local st = { path = path, rep = rep:add(path), pictures = 0, out_open = true,
                  stem = opts.dot and stem_of(path) }
     if not pid then
-      rep:error(st.rep, path, "cannot start its process: " .. tostring(err), 0)
+      rep:error(st.rep, path, "cannot start its process: " .. tostring(err), 0,
+        { missed = true, whole_file = true, crash = true })
       rep:finish(st.rep)
       return false
     end
@@ -439,14 +464,17 @@ function M.run(files, opts)
       st.started = { name = ev.name, timeout = ev.timeout,
                      by = core.clock() + ev.timeout + GRACE }
     elseif ev[1] == "result" then
-      local ok, err = ev.ok, ev.err
-      if ok and ev.dot and st.stem then
+      local status, err = ev.status or (ev.ok and "pass" or "fail"), ev.err
+      if status == "pass" and ev.dot and st.stem then
         st.pictures = st.pictures + 1
         local wrote, werr = picture(st.stem, st.pictures, ev.dot)
-        if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
+        if not wrote then status, err = "error", "cannot write its picture: " .. tostring(werr) end
       end
-      rep:result(st.rep, { name = ev.name, status = ok and "pass" or "fail", message = err,
-                           secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes })
+      local ok = status == "pass"
+      rep:result(st.rep, { name = ev.name, status = status, message = err,
+                           secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes,
+                           timeout = status == "timeout" and started and started.timeout
+                             or nil })
       core.write_fd(st.ack_w, "k") -- the script goes on
     else
       st.done = ev
@@ -488,24 +516,37 @@ function M.run(files, opts)
     release(st)
     rep:end_output(st.rep)
     local done, path = st.done, st.path
+    -- `missed`: the rest of the file did not run (how many scenarios it
+    -- had left, the runner cannot know: it learns of one as it starts);
+    -- `whole_file`: the verdict is on the file, not on a scenario;
+    -- `crash`: its process died, was killed or broke the protocol
     if st.overdue then
       local sc = st.started
       rep:error(st.rep, sc.name, string.format("ran past its timeout of %g s: its script's "
         .. "process did not report it within %g s more and was killed (the rest of %s "
-        .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE)
+        .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE,
+        { status = "timeout", timeout = sc.timeout, missed = true })
     elseif st.broken then
       rep:error(st.rep, path, "protocol error: " .. st.broken
-        .. " (its process was killed: a scenario's process cannot write to the runner)", 0)
+        .. " (its process was killed: a scenario's process cannot write to the runner)", 0,
+        { missed = true, whole_file = true, crash = true })
     elseif stuck then
       rep:error(st.rep, path .. " exited early", string.format("its process closed its "
         .. "result pipe before the script ended and was still running %g s later "
-        .. "(--timeout): killed", limit), 0)
+        .. "(--timeout): killed", limit), 0,
+        { missed = true, whole_file = true, crash = true })
     elseif not done then
-      rep:error(st.rep, path .. " exited early", early_exit(how, code), 0)
+      rep:error(st.rep, path .. " exited early", early_exit(how, code), 0,
+        { missed = true, whole_file = true, crash = true })
+    elseif not done.ok and done.status == "skip" then
+      -- mountns.skip outside any scenario: the rest of the file is skipped
+      rep:error(st.rep, path, done.err, 0, { status = "skip", whole_file = true })
     elseif not done.ok then
-      rep:error(st.rep, path, done.err, 0) -- an error outside any scenario
+      -- an error outside any scenario
+      rep:error(st.rep, path, done.err, 0, { missed = true, whole_file = true })
     elseif st.rep.results == 0 then
-      rep:error(st.rep, path .. " (no scenario ran)", "the script ran no scenario", 0)
+      rep:error(st.rep, path .. " (no scenario ran)", "the script ran no scenario", 0,
+        { whole_file = true })
     end
     rep:finish(st.rep)
   end
@@ -568,7 +609,7 @@ function M.run(files, opts)
   -- The run: scripts started (up to `jobs`), their frames and output read,
   -- each report completed, until every file is reported or a signal stops it.
   local function loop()
-    tell("run_start", { files = { unpack(files) } })
+    tell("run_start", { files = { unpack(files) }, clock = core.clock(), time = os.time() })
     local next_file = 1
     while true do
       while #running < jobs and files[next_file] and not (starved and #running >= starved) do
@@ -766,7 +807,8 @@ function M.command(args, ctx)
   args, i = rest, 1
   while i <= #args do
     local a = args[i]
-    if a == "--tap" then opts.tap = true
+    if a == "--tap" or a == "--tap=13" then opts.tap = 13
+    elseif a == "--tap=14" then opts.tap = 14
     elseif a == "--golden" then opts.golden = true
     elseif a == "--model" then opts.model = true
     elseif a == "--both" then opts.both = true

@@ -11,6 +11,7 @@ local core = require "mountns.core"
 local isolate = require "mountns.isolate"
 local argcheck = require "mountns.args"
 local child = require "mountns.child"
+local verdict = require "mountns.verdict"
 local ops = require "mountns.ops"
 local namespace = require "mountns.namespace"
 local lazy = require "mountns.lazy" -- loaded on first use:
@@ -232,8 +233,9 @@ local function run_inside(fn, opts, ending, ...)
   local args = pack(...)
   local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
     function(e)
-      -- a failed assertion stays a failure (isolate carries it across)
-      if child.is_failure(e) then return e end
+      -- a failed assertion stays a failure, a skip a skip (isolate
+      -- carries them across: mountns.verdict)
+      if verdict.status_of(e) ~= "error" then return e end
       return isolate.traceback(tostring(e), "scenario")
     end))
   -- an inner scenario fails the outer one, even when its error was caught
@@ -322,8 +324,10 @@ function M.scenario(name, fn, opts, ...)
   end
   if run then
     local ended = res[1] and res[res.n] or {}
+    -- what ended it: a failed check, an error, its timeout, a skip
+    local status = res[1] and "pass" or verdict.status_of(res[2])
     run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
-               ended.dot, ended.golden, ended.notes)
+               ended.dot, ended.golden, ended.notes, status)
     if not res[1] then return nil end
   elseif not res[1] then
     error(res[2], 0)
@@ -392,7 +396,8 @@ end
 -- instead of raising, so the script's later scenarios still run.
 -- @tparam string path the script
 -- @tparam table opts `report`: called as report(name, ok, err, seconds,
--- dot, golden, notes) after each scenario; `start`: called as
+-- dot, golden, notes, status) after each scenario (`status`: what ended
+-- it, one of `mountns.verdict.STATUSES`; `ok` is true for "pass" only); `start`: called as
 -- start(name, timeout) before each kernel scenario (its report follows);
 -- `dot`: pass each scenario's picture (Graphviz text of the namespaces
 -- open at its end) as `dot`; `golden`:
@@ -411,6 +416,8 @@ end
 -- @return[2] nil
 -- @treturn[2] string the script's error (loading it, or raised outside a
 -- scenario)
+-- @treturn[2] string what it was (`mountns.verdict.status_of`: "skip"
+-- for `mountns.skip` outside a scenario, the rest of the file skipped)
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
@@ -434,7 +441,7 @@ function M.run_file(path, opts)
   local ok, e = pcall(chunk)
   running = saved
   model.set_running(saved, dot.dot)
-  if not ok then return nil, tostring(e) end
+  if not ok then return nil, tostring(e), verdict.status_of(e) end
   return true
 end
 
