@@ -170,6 +170,8 @@ function M.features()
   return copy
 end
 M.table = mtable
+--- mountns's version (the rock's): what `mountns run`'s report files say.
+M._VERSION = "scm-1"
 --- Skip the running scenario (see `mountns.verdict.skip`): reported as
 -- skipped, which does not fail the run.
 -- @function skip

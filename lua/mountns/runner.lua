@@ -40,10 +40,12 @@ local report = require "mountns.report"
 local plain_writer = require "mountns.report.plain"
 local tap_writer = require "mountns.report.tap"
 local order = require "mountns.report.order"
+local junit_writer = require "mountns.report.junit"
+local kcidb_writer = require "mountns.report.kcidb"
 local verdict = require "mountns.verdict"
 -- what a script requires (every example does): loaded here, with every
 -- module they defer, by `run` before its first fork (see there)
-require "mountns"
+local mountns = require "mountns"
 require "mountns.expect"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
@@ -766,6 +768,32 @@ local function run_on_kernel(kernel, args, tree, interp)
   return code or (ok and 0 or 1)
 end
 
+-- The first line of a file of /proc/sys/kernel (nil when it cannot be read).
+local function kernel_value(name)
+  local f = io.open("/proc/sys/kernel/" .. name)
+  local v = f and f:read("*l")
+  if f then f:close() end
+  return v
+end
+
+--- What the report files say of the run's environment (`mountns.report.junit`,
+-- `mountns.report.kcidb`): `release` and `arch` (the running kernel's,
+-- /proc/sys/kernel/osrelease and arch), `lua` (`_VERSION`, and LuaJIT's
+-- version), `version` (mountns's), `mode` ("kernel", "model" or "both",
+-- from `opts`), `features` (`mountns.features()`, which probes the kernel
+-- in a throw-away namespace).
+-- @tparam table opts `model`, `both` as `run`'s
+-- @treturn table
+function M.environment(opts)
+  local jit = rawget(_G, "jit")
+  local ok, features = pcall(mountns.features)
+  return { release = kernel_value("osrelease"), arch = kernel_value("arch"),
+           lua = _VERSION .. (type(jit) == "table" and " (" .. tostring(jit.version) .. ")"
+             or ""),
+           version = mountns._VERSION, features = ok and features or nil,
+           mode = opts.model and "model" or opts.both and "both" or "kernel" }
+end
+
 -- the options in scenario.run_problem's reasons, as the command line has them
 local CLI_NAMES = { model = "--model", both = "--both", linux = "--linux" }
 
@@ -797,18 +825,29 @@ function M.command(args, ctx)
   end
   if kernel and kernel ~= "host" then
     for _, a in ipairs(rest) do
-      if a == "--dot" then
-        die("run: --dot with --kernel: nothing of the guest reaches the host")
+      if a == "--dot" or a == "--junit" or a == "--kcidb" then
+        die("run: " .. a .. " with --kernel: nothing of the guest reaches the host")
       end
       if a == "--" then break end
     end
     return run_on_kernel(kernel, rest, ctx.tree, ctx.interp)
   end
   args, i = rest, 1
+  local files_out, origin = {}, nil -- --junit, --kcidb: their paths
   while i <= #args do
     local a = args[i]
     if a == "--tap" or a == "--tap=13" then opts.tap = 13
     elseif a == "--tap=14" then opts.tap = 14
+    elseif a == "--junit" or a == "--kcidb" then
+      i = i + 1
+      files_out[a:sub(3)] = args[i] or die("run: " .. a .. " needs a file name")
+    elseif a == "--origin" then
+      i = i + 1
+      origin = args[i] or die("run: --origin needs a name")
+      if not origin:match("^[a-z0-9_]+$") then
+        die("run: --origin: a KCIDB origin is made of a-z, 0-9 and _, got '"
+          .. core.escape(origin) .. "'")
+      end
     elseif a == "--golden" then opts.golden = true
     elseif a == "--model" then opts.model = true
     elseif a == "--both" then opts.both = true
@@ -854,7 +893,26 @@ function M.command(args, ctx)
     if not ok then die("run: --dot: " .. tostring(err)) end
   end
   opts.jobs = opts.jobs or M.cpus()
+  if origin and not files_out.kcidb then die("run: --origin goes with --kcidb") end
+  -- the report files: the console's report and theirs from one run
+  local opened = {}
+  if files_out.junit or files_out.kcidb then
+    local env = M.environment(opts)
+    env.origin = origin
+    local writers = { opts.tap and tap_writer.new(nil, opts.tap) or plain_writer.new() }
+    for _, w in ipairs { { "junit", junit_writer }, { "kcidb", kcidb_writer } } do
+      local name = files_out[w[1]]
+      if name then
+        local f, ferr = io.open(name, "w")
+        if not f then die("run: --" .. w[1] .. ": " .. tostring(ferr)) end
+        opened[#opened + 1] = f
+        writers[#writers + 1] = w[2].new(f, env)
+      end
+    end
+    opts.tap, opts.writers = nil, writers
+  end
   local code, err = M.run(files, opts)
+  for _, f in ipairs(opened) do f:close() end
   if not code then die("run: " .. tostring(err)) end
   return code
 end
