@@ -7,9 +7,12 @@
 -- `error` for a raised error (type "ERROR"), a file whose process died or
 -- broke the protocol (type "CRASH") or a timeout (type "TIMEOUT");
 -- `skipped` with the reason; `system-out` with what the scenario printed
--- (what the script printed outside any scenario: the suite's
--- `system-out`); the suite's `properties`: the kernel release, the Lua
--- version, mountns's version, the mode (kernel, model, both).
+-- (the runner hears of a scenario when it ends: what the script printed
+-- before it, since the scenario before, goes with it; what it printed
+-- after the last, in the suite's `system-out`); the suite's `properties`:
+-- the kernel release, the Lua version, mountns's version, the mode
+-- (kernel, model, both). Names are escaped as the console's report has
+-- them (`report.escape_name`: one line).
 --
 -- The document is written whole at the run's end (a suite's counts come
 -- first): a run that stops writes what was reported. Every text goes
@@ -49,7 +52,8 @@ function M.new(out, env)
 end
 
 function Junit:file_start(file)
-  self.suite = { path = file.path, cases = {}, out = {}, printed = {} }
+  -- the suite's name and each case's classname: one line, as the console's
+  self.suite = { path = report.escape_name(file.path), cases = {}, out = {}, printed = {} }
   self.suites[#self.suites + 1] = self.suite
 end
 
@@ -137,7 +141,8 @@ function Junit:run_end(summary)
           .. "</system-out>"
       end
       local open = string.format('    <testcase name="%s" classname="%s" time="%.3f"',
-                                 xml(r.name, true), xml(s.path, true), r.secs or 0)
+                                 xml(report.escape_name(r.name), true), xml(s.path, true),
+                                 r.secs or 0)
       if #body == 0 then add(open .. "/>")
       else
         add(open .. ">")

@@ -144,7 +144,7 @@ function Kcidb:scenario_end(_, r)
   end
   local release = env.release or "unknown"
   local test = {
-    id = self.origin .. ":" .. release .. ":" .. path, build_id = self.build_id(self),
+    id = self.origin .. ":" .. release .. ":" .. path, build_id = self:build_id(),
     origin = self.origin, path = path, status = STATUS[r.status] or "ERROR",
     duration = r.secs or 0, comment = r.name,
     misc = { name = r.name, file = f.path, status = r.status == "timeout" and "TIMEOUT" or nil,
