@@ -55,24 +55,25 @@ describe("a model scenario's timeout", function()
       local out = run("run --model " .. f)
       local want = {}
       for _, name in ipairs(NAMES) do
-        want[#want + 1] = "FAIL " .. name .. " %(%d+ ms%)\n    model: the scenario ran past "
+        want[#want + 1] = "TIMEOUT " .. name .. " %(%d+ ms%)\n    model: the scenario ran past "
           .. "its timeout of 0%.3 s and was stopped\n"
       end
-      assert.matches("^" .. table.concat(want) .. "ok   next %(%d+ ms%)\n1 passed, 6 failed\n"
+      assert.matches("^" .. table.concat(want) .. "ok   next %(%d+ ms%)\n1 passed, 6 failed "
+        .. "%(6 TIMEOUT%)\n"
         .. "exit=1$", out)
     end)
 
   it("is --timeout when the scenario gives none, and the default 60 s is not it", function()
     local f = write("spin2.lua", SPINNERS:format("nil"))
     local out = run("run --model --timeout 0.2 " .. f)
-    assert.matches("^FAIL loop %(%d+ ms%)\n    model: the scenario ran past its timeout of "
+    assert.matches("^TIMEOUT loop %(%d+ ms%)\n    model: the scenario ran past its timeout of "
       .. "0%.2 s and was stopped\n", out)
-    assert.matches("\nok   next %(%d+ ms%)\n1 passed, 6 failed\nexit=1$", out)
+    assert.matches("\nok   next %(%d+ ms%)\n1 passed, 6 failed %(6 TIMEOUT%)\nexit=1$", out)
     -- its own timeout wins over --timeout
     local g = write("own.lua", [[
       require("mountns").scenario("own", function() while true do end end, { timeout = 0.1 })
     ]])
-    assert.matches("^FAIL own %(%d+ ms%)\n    [^\n]*ran past its timeout of 0%.1 s",
+    assert.matches("^TIMEOUT own %(%d+ ms%)\n    [^\n]*ran past its timeout of 0%.1 s",
       run("run --model --timeout 30 " .. g))
   end)
 
@@ -81,8 +82,8 @@ describe("a model scenario's timeout", function()
       require("mountns").scenario("stuck", function() while true do end end, { timeout = 0.2 })
     ]])
     local kernel, modelled = run("run " .. f), run("run --model " .. f)
-    local pattern = "^FAIL stuck %(%d+ ms%)\n    (%a+): ([^\n]*) ran past its timeout of 0%.2 s "
-      .. "and was (%a+)\n0 passed, 1 failed\nexit=1$"
+    local pattern = "^TIMEOUT stuck %(%d+ ms%)\n    (%a+): ([^\n]*) ran past its timeout of 0%.2 s "
+      .. "and was (%a+)\n0 passed, 1 failed %(1 TIMEOUT%)\nexit=1$"
     local kernel_words = { kernel:match(pattern) }
     kernel_words[2] = kernel_words[2] and kernel_words[2]:gsub(" %d+$", " PID")
     assert.are.same({ "isolate", "child PID", "killed" }, kernel_words, kernel)

@@ -72,12 +72,12 @@ local PLAIN_BODY = table.concat({
   "    a.lua:3: expected a mount \\033[2J",
   "    \tat /m\\134x",
   "# no newline",
-  "FAIL b.lua exited early (0 ms)",
+  "ERROR b.lua exited early (0 ms)",
   "    its process exited with status 3 before the script ended",
   "", }, "\n")
 
 local TAP_BODY = table.concat({
-  "TAP version 14",
+  "TAP version 13",
   "# hello\\033[1m",
   "ok 1 - mounts /X\\012\\# TODO",
   "# note: not modelled: ns:exec",
@@ -90,6 +90,7 @@ local TAP_BODY = table.concat({
   "# \tat /m\\134x",
   "# no newline",
   "not ok 3 - b.lua exited early",
+  "# ERROR",
   "# its process exited with status 3 before the script ended",
   "", }, "\n")
 
@@ -200,7 +201,8 @@ describe("report writers (mountns.report)", function()
                     "output b b line", "output b b half", "scenario_end b 3/1 pass b1" }, heard)
       rep:finish(b)
       local summary = rep:run_end(nil)
-      assert.same({ total = 3, passed = 1, failed = 2 }, summary)
+      assert.same({ total = 3, passed = 1, failed = 2, skipped = 0,
+                    counts = { pass = 1, fail = 1, error = 1, timeout = 0, skip = 0 } }, summary)
       assert.same({ "file_end b", "run_end 3 1 2 nil" }, { heard[10], heard[11] })
       assert.equal(11, #heard)
     end)
@@ -214,7 +216,8 @@ describe("report writers (mountns.report)", function()
       rep:hold()
       rep:output(a, "printed\nthen killed")
       assert.equal(2, #heard)
-      assert.same({ total = 1, passed = 1, failed = 0, stop = "interrupted" },
+      assert.same({ total = 1, passed = 1, failed = 0, skipped = 0, stop = "interrupted",
+                    counts = { pass = 1, fail = 0, error = 0, timeout = 0, skip = 0 } },
         rep:run_end("interrupted"))
       assert.same({ "file_start a", "scenario_end a 1/1 pass a1", "output a printed",
                     "output a then killed", "file_end a", "run_end 1 1 0 interrupted" }, heard)

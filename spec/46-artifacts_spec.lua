@@ -67,6 +67,21 @@ describe("mountns run --artifacts", function()
     assert.matches('\n  ns1:mkdir%("/Y"%)', read(dir .. "/b/art-2.steps.lua"))
   end)
 
+  it("JUnit names them as attachments, KCIDB as output_files", function()
+    local path = write("art.lua", SCRIPT)
+    local out = helper.cli("run --artifacts " .. dir .. "/c --junit " .. dir .. "/r.xml --kcidb "
+      .. dir .. "/r.json " .. path)
+    assert.matches("exit=1$", out)
+    local base = dir .. "/c/art-1"
+    local xml = read(dir .. "/r.xml")
+    assert.truthy(xml:find("[[ATTACHMENT|" .. base .. ".steps.lua]]", 1, true), xml)
+    assert.is_nil(xml:find("art-2", 1, true)) -- the pass: none
+    local json = read(dir .. "/r.json")
+    assert.truthy(json:find('"name":"art-1.mountinfo","url":"file://' .. base
+      .. '.mountinfo"', 1, true) or json:find('"url":"file://' .. base .. '.mountinfo"', 1, true),
+      json)
+  end)
+
   it("refuses what cannot work, on the command line and in runner.run", function()
     local path = write("art.lua", SCRIPT)
     assert.matches("run: %-%-artifacts%-all goes with %-%-artifacts DIR\nexit=2$",

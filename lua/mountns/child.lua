@@ -21,6 +21,7 @@
 
 local core = require "mountns.core"
 local mtable = require "mountns.table"
+local verdict = require "mountns.verdict"
 
 local M = {}
 
@@ -553,8 +554,9 @@ end
 
 --- Send one frame: a kind letter, 8 hex digits of length, the body.
 -- @tparam int fd a pipe's write end
--- @tparam string kind "o" (values), "e" (an error message) or "f" (a test
--- framework's failure: see `is_failure`)
+-- @tparam string kind "o" (values), "e" (an error message), "f" (a test
+-- framework's failure: see `is_failure`) or "s" (a skip's reason:
+-- `mountns.verdict`)
 -- @tparam string body
 -- @treturn[1] boolean true
 -- @return[2] nil
@@ -611,10 +613,10 @@ end
 --- Whether an error is a test framework's failure, which must stay one
 -- after the trip from a child: busted marks its failure objects so (its
 -- metatable's `__type` is "failure"), and a failed luassert assertion
--- raises one under busted.
+-- raises one under busted; a failed `mountns.expect` check raises a
+-- string `mountns.verdict` marked so.
 function M.is_failure(e)
-  local mt = type(e) == "table" and getmetatable(e)
-  return type(mt) == "table" and rawget(mt, "__type") == "failure"
+  return verdict.status_of(e) == "fail"
 end
 
 local FAILURE = { __type = "failure", __tostring = function(e) return e.message end }
@@ -636,7 +638,18 @@ function M.raise_failure(msg)
   local busted = package.loaded.busted
   local fail = type(busted) == "table" and busted.fail
   if type(fail) == "function" then fail(msg, 0) end
-  error(msg, 0)
+  error(verdict.mark("fail", msg), 0)
+end
+
+--- Raise a child's skip again in the parent (`mountns.verdict.skip`,
+-- busted's `pending`): through busted's own `pending` when busted runs
+-- the caller (the spec is pending), else as the reason, a string marked
+-- "skip" (`mountns.verdict`).
+-- @tparam string reason
+function M.raise_skip(reason)
+  local pending = verdict.busted_pending()
+  if pending then pending(reason) end
+  error(verdict.mark("skip", reason), 0)
 end
 
 --- A child's error value as a string (a table's `message` field, else

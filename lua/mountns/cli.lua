@@ -14,8 +14,9 @@ local M = {}
 --- The usage text of `bin/mountns` (`mountns --help`).
 M.USAGE = [=[
 usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel K]
-                   [--artifacts DIR [--artifacts-all]]
-                   [--model [--linux V]|--both] [--strict] FILE.lua ...
+                   [--model [--linux V]|--both] [--strict] [--tap=14]
+                   [--junit FILE] [--kcidb FILE] [--origin NAME]
+                   [--artifacts DIR [--artifacts-all]] FILE.lua ...
        mountns show [--json|--dot] [PID]
        mountns show --explain PATH [PID]
        mountns show --watch [--timeout S] [--interval S] [--fallback] [PID]
@@ -27,7 +28,9 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
          of each failure, what scripts print as "# " lines, a summary; exit
          status 0 all passed, 1 a failure or a script that exited early,
          2 usage, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
-         --tap: TAP version 14.
+         --tap: TAP version 13 (--tap=14: version 14); --junit FILE,
+         --kcidb FILE (--origin NAME, default mountns): JUnit XML and
+         KCIDB v5.3 JSON of the same run (doc/runner.md).
          --timeout S: every scenario's default timeout (seconds).
          -j N, --jobs N: run N files at once (default: the online CPUs);
          the report is the same, in file order, whatever N is.

@@ -17,6 +17,9 @@
 local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
 local record = require "mountns.record"
+-- a failed check raises its diagnostic marked "fail": a report tells it
+-- from an error (mountns.verdict)
+local verdict = require "mountns.verdict"
 local same_mount = record.same
 local escape = require("mountns.core").escape
 local errno = require("mountns.core").errno
@@ -866,7 +869,7 @@ local function assertion(check, negate)
     local ok, diag, invalid = run(check, 2, ...)
     if negate then ok = not ok end
     if invalid then ok = false end
-    if not ok then error(diag(negate), 2) end
+    if not ok then verdict.raise("fail", diag(negate), 2) end
     return true
   end
 end
@@ -936,7 +939,7 @@ M.golden_mountinfo = assertion(checks.golden_mountinfo)
 -- namespaces among the arguments (or held by fn), the paths marked.
 function M.fails(ename, fn, ...)
   local ok, diag, _, msg = run(checks.fails, 2, ename, fn, ...)
-  if not ok then error(diag(false), 2) end
+  if not ok then verdict.raise("fail", diag(false), 2) end
   return msg
 end
 
@@ -1087,7 +1090,7 @@ checks.propagates = check_propagates
 
 function M.propagates(event_fn, ...)
   local ok, diag, _, received = run(check_propagates, 2, event_fn, ...)
-  if not ok then error(diag(), 2) end
+  if not ok then verdict.raise("fail", diag(), 2) end
   return received
 end
 

@@ -14,6 +14,7 @@
 local mtable = require "mountns.table"
 local record = require "mountns.record"
 local argcheck = require "mountns.args"
+local verdict = require "mountns.verdict"
 
 local M = {}
 
@@ -505,7 +506,8 @@ function M.golden(expected, ...)
   local got = golden_text(tables, n, opts)
   local d = M.diff_text(expected, got)
   if d then
-    error("golden: mount tables differ (- expected, + got):\n" .. d
+    -- a failed check, not an error (mountns.verdict)
+    verdict.raise("fail", "golden: mount tables differ (- expected, + got):\n" .. d
       .. "\n\nthe whole normalised text:\n" .. got, 2)
   end
   return got

@@ -14,6 +14,7 @@ local core = require "mountns.core"
 local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
 local lazy = require "mountns.lazy"
+local verdict = require "mountns.verdict"
 -- loaded on first use (doc/api.md, "What loads when"); `require "mountns"`
 -- loads the core, mountns.table (and mountns.args), mountns.lazy
 local isolate = lazy.require "mountns.isolate"
@@ -169,5 +170,11 @@ function M.features()
   return copy
 end
 M.table = mtable
+--- mountns's version (the rock's): what `mountns run`'s report files say.
+M._VERSION = "scm-1"
+--- Skip the running scenario (see `mountns.verdict.skip`): reported as
+-- skipped, which does not fail the run.
+-- @function skip
+M.skip = verdict.skip
 
 return M

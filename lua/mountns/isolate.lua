@@ -9,6 +9,7 @@
 local core = require "mountns.core"
 local argcheck = require "mountns.args"
 local child_proto = require "mountns.child"
+local verdict = require "mountns.verdict"
 
 local M = {}
 --- A child's timeout when the caller gives none, in seconds.
@@ -47,7 +48,8 @@ end
 
 -- The child's side: set up (`setup`, default private_namespace), run, send
 -- an "o" (ok) frame with the results, an "f" frame with a test framework's
--- failure or an "e" frame with the error, and only then run what setup
+-- failure, an "s" frame with a skip's reason or an "e" frame with the
+-- error, and only then run what setup
 -- returned (the teardown);
 -- returns the exit status.
 local function child(setup, r, w, fn, ...)
@@ -61,11 +63,13 @@ local function child(setup, r, w, fn, ...)
   -- the result is whole)
   child_proto.keep_from_children(w)
   local args = pack(...)
-  local failure, teardown = false, nil
+  local frame, teardown = "e", nil
   local function handler(e)
-    failure = child_proto.is_failure(e)
-    -- a failed assertion reads as its message: its traceback is noise
-    if failure then return tostring(e) end
+    -- a failed assertion reads as its message: its traceback is noise;
+    -- so does a skip (its reason)
+    local status = verdict.status_of(e)
+    if status == "fail" then frame = "f"; return tostring(e) end
+    if status == "skip" then frame = "s"; return child_proto.message(e) end
     return M.traceback(child_proto.message(e), "isolate")
   end
   local ok, payload = xpcall(function()
@@ -92,7 +96,7 @@ local function child(setup, r, w, fn, ...)
     ok, payload = pcall(child_proto.encode, "result", payload)
   end
   if payload ~= nil then
-    pcall(child_proto.send, w, ok and "o" or failure and "f" or "e", tostring(payload))
+    pcall(child_proto.send, w, ok and "o" or frame, tostring(payload))
   end
   core.close_fd(w)
   child_proto.keep_from_children(w, false)
@@ -140,15 +144,16 @@ end
 -- frame, then the end of file (the child closes its end once it sent the
 -- frame), then, unless `later` (reap_later), the child's exit. Returns
 -- the frame's kind and body (nil, nil: none came) and the exit's how and
--- code; or false and why the child must be killed: its timeout passed, or
--- it broke the protocol (a corrupt or unknown frame, a second one).
+-- code; or false and why the child must be killed: its timeout passed
+-- (then "timeout" too), or it broke the protocol (a corrupt or unknown
+-- frame, a second one).
 -- Whatever the child does (closes its fds, writes garbage into them,
 -- loops), the wait ends by the deadline.
 local function await(pid, r, timeout, deadline, later)
   local past = "ran past its timeout of %g s and was killed"
   local kind, body = child_proto.receive(r, left(deadline))
   if kind then
-    if kind ~= "o" and kind ~= "e" and kind ~= "f" then
+    if kind ~= "o" and kind ~= "e" and kind ~= "f" and kind ~= "s" then
       return false, "broke the result protocol (a frame of unknown kind "
         .. string.format("%q", kind) .. ") and was killed"
     end
@@ -157,14 +162,14 @@ local function await(pid, r, timeout, deadline, later)
     local more, why = core.read_exact(r, 1, left(deadline))
     if why == "timeout" then
       return false, string.format(past .. " (its result was in, its result pipe still open)",
-                                  timeout)
+                                  timeout), "timeout"
     elseif why ~= "eof" then
       return false, "broke the result protocol (" .. (more and "more than one result frame"
         or tostring(why)) .. ") and was killed"
     end
     if later then return kind, body end
   elseif body == "timeout" then
-    return false, string.format(past, timeout)
+    return false, string.format(past, timeout), "timeout"
   elseif body == "too large" then
     return false, string.format("sent a result larger than %d bytes "
       .. "(mountns.child.MAX_BYTES) and was killed", child_proto.MAX_BYTES)
@@ -175,7 +180,7 @@ local function await(pid, r, timeout, deadline, later)
   local how, code = core.waitpid(pid, "block", left(deadline))
   if how == "running" then
     return false, string.format(past .. (kind and " (its result was in, its process not ended)"
-      or " (it closed its result pipe without a result)"), timeout)
+      or " (it closed its result pipe without a result)"), timeout), "timeout"
   end
   if not how then error(code, 0) end
   return kind, body, how, code
@@ -214,7 +219,9 @@ local function spawn(setup, opts, level, fn, ...)
     child_proto.kill_tree(pid)
     core.waitpid(pid)
     if not waited then error(kind, 0) end
-    error(string.format("isolate: child %d %s", pid, body), level + 1)
+    -- a timeout is told apart from an error (mountns.verdict)
+    verdict.raise(how == "timeout" and "timeout" or "error",
+                  string.format("isolate: child %d %s", pid, body), level + 1)
   end
   if later and kind then
     -- reap_later: the result is in, the child's exit is not waited for
@@ -231,6 +238,8 @@ local function spawn(setup, opts, level, fn, ...)
     error(body, 0)
   elseif kind == "f" then
     child_proto.raise_failure(body)
+  elseif kind == "s" then
+    child_proto.raise_skip(body)
   end
   if how == "killed" then
     error(string.format("isolate: child %d was killed by %s", pid, code), level + 1)

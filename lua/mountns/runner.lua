@@ -41,9 +41,12 @@ local plain_writer = require "mountns.report.plain"
 local tap_writer = require "mountns.report.tap"
 local order = require "mountns.report.order"
 local artifacts = lazy.require "mountns.artifacts"
+local junit_writer = require "mountns.report.junit"
+local kcidb_writer = require "mountns.report.kcidb"
+local verdict = require "mountns.verdict"
 -- what a script requires (every example does): loaded here, with every
 -- module they defer, by `run` before its first fork (see there)
-require "mountns"
+local mountns = require "mountns"
 require "mountns.expect"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
@@ -62,9 +65,10 @@ local SIGNALS = {
 -- The fields of each event, by kind: the type each must have ("?": or nil).
 local EVENTS = {
   result = { name = "string", ok = "boolean", err = "string?", secs = "number",
-             dot = "string?", golden = "string?", notes = "table?", artifacts = "table?" },
+             dot = "string?", golden = "string?", notes = "table?", status = "string?",
+             artifacts = "table?" },
   start = { name = "string", timeout = "number" },
-  done = { ok = "boolean", err = "string?" },
+  done = { ok = "boolean", err = "string?", status = "string?" },
 }
 
 -- How long after a scenario's timeout the runner waits for its result
@@ -108,10 +112,12 @@ end
 -- has `name` (a string) and `timeout` (seconds > 0); a `result` has
 -- `name`, `ok` (a boolean), `secs` (a finite number >= 0), `err`, `dot`,
 -- `golden` (strings, or nil), `notes` (nil or a list of strings) and
--- `artifacts` (nil or `mountns.artifacts.collect`'s table: `dot`,
--- `steps`, strings or nil; `mountinfo`, a list of {label, text} strings;
--- `missing`, nil or a list of strings); a `done` has `ok` and `err`;
--- nothing else.
+-- `status` (nil, or what ended the scenario: one of
+-- `mountns.verdict.STATUSES`, "pass" exactly when `ok`), `artifacts` (nil
+-- or `mountns.artifacts.collect`'s table: `dot`, `steps`, strings or nil;
+-- `mountinfo`, a list of {label, text} strings; `missing`, nil or a list of
+-- strings); a `done` has `ok`, `err` and `status` (nil, or "skip" when `ok`
+-- is false: the script skipped the rest of its file); nothing else.
 -- @param ev the decoded event
 -- @treturn ?string the problem
 function M.event_problem(ev)
@@ -143,6 +149,18 @@ function M.event_problem(ev)
   if ev.artifacts then
     local problem = artifacts_problem(ev.artifacts)
     if problem then return "a result event whose artifacts " .. problem end
+  end
+  if ev.status ~= nil then
+    if ev[1] == "done" and (ev.status ~= "skip" or ev.ok) then
+      return "a done event whose status is " .. core.escape(string.format("%q", ev.status))
+        .. " (nil, or \"skip\" with ok false, expected)"
+    elseif not verdict.is_status(ev.status) then
+      return "a result event whose status is " .. core.escape(string.format("%q", ev.status))
+        .. " (one of " .. table.concat(verdict.STATUSES, ", ") .. " expected)"
+    elseif (ev.status == "pass") ~= ev.ok then
+      return string.format("a result event whose status is %q and ok %s", ev.status,
+        tostring(ev.ok))
+    end
   end
   if ev.notes then
     local count = 0
@@ -205,7 +223,7 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
     assert(core.dup2(out_w, 1))
     core.close_fd(out_w)
     isolate.private_namespace()
-    local done, why = scenario.run_file(path, {
+    local done, why, skipped = scenario.run_file(path, {
       dot = opts.dot and true or nil, golden = opts.golden and true or nil,
       timeout = opts.timeout, model = opts.model and true or nil, both = opts.both,
       linux = opts.linux,
@@ -213,18 +231,20 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
         send(ev_w, { "start", name = name, timeout = timeout })
       end,
       artifacts = opts.artifacts and (opts.artifacts_all and "all" or true) or nil,
-      report = function(name, passed, e, secs, dot, golden, notes, art)
+      report = function(name, passed, e, secs, dot, golden, notes, status, art)
         io.stdout:flush() -- its prints before its line
         send(ev_w, { "result", name = name, ok = passed and true or false,
                      err = e ~= nil and tostring(e) or nil, secs = secs,
                      dot = type(dot) == "string" and dot or nil,
                      golden = type(golden) == "string" and golden or nil,
                      notes = type(notes) == "table" and notes or nil,
+                     status = passed and "pass" or status,
                      artifacts = type(art) == "table" and art or nil })
         core.read_exact(ack_r, 1) -- "k", or end of file: the runner is gone
       end })
     io.stdout:flush()
-    send(ev_w, { "done", ok = done or false, err = why })
+    send(ev_w, { "done", ok = done or false, err = why,
+                 status = not done and skipped == "skip" and "skip" or nil })
   end)
   if not ok then
     io.stdout:flush()
@@ -263,7 +283,8 @@ end
 
 --- Run scripts and report their verdict (on stdout, or to `writers`).
 -- @tparam {string,...} files the scripts, in order
--- @tparam[opt] table opts `tap`: TAP version 14 instead of the plain report;
+-- @tparam[opt] table opts `tap`: TAP instead of the plain report (true or
+-- 13: version 13; 14: version 14);
 -- `writers`: the report writers, a list of objects whose methods hear the
 -- run's events (`mountns.report`) instead of the plain or TAP report on
 -- stdout (`mountns.report.plain.new()`, `mountns.report.tap.new()` are
@@ -291,7 +312,7 @@ end
 -- SIGINT and SIGTERM are blocked from here on (they stay so when run
 -- returns: the caller is about to exit) and read from signalfds while it
 -- runs.
--- @treturn[1] int the exit status: 0 all passed, 1 a failure or an early
+-- @treturn[1] int the exit status: 0 all passed (or skipped), 1 a failure or an early
 -- exit (or the runner itself failed: "stopped"), 130 interrupted, 143
 -- terminated
 -- @return[2] nil
@@ -321,13 +342,18 @@ function M.run(files, opts)
       .. tostring(jobs), 2)
   end
   local writers = opts.writers
+  if opts.tap ~= nil and opts.tap ~= true and opts.tap ~= false and opts.tap ~= 13
+     and opts.tap ~= 14 then
+    argcheck.error("run", 2, "option 'tap': true, 13 or 14 expected, got "
+      .. core.escape(tostring(opts.tap)), 2)
+  end
   if writers ~= nil and opts.tap then
     argcheck.error("run", 2, "option 'tap' with option 'writers': put "
       .. "mountns.report.tap.new() in writers", 2)
   end
   -- the report: events to the writers, which write it (mountns.report)
-  local tell = report.subscribers(writers or { (opts.tap and tap_writer or plain_writer).new() },
-    "run", 2, 2)
+  local tell = report.subscribers(writers or { opts.tap and tap_writer.new(nil,
+    opts.tap == 14 and 14 or 13) or plain_writer.new() }, "run", 2, 2)
   -- once here, not in every script's process: the modules a script
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
@@ -351,7 +377,7 @@ function M.run(files, opts)
 
   -- the report, in file order whatever runs at once: each script's
   -- (`st.rep`) is held until those before it are reported
-  local rep = order.new(tell)
+  local rep = order.new(tell, core.clock)
 
   -- picture file stems: a script's base name, made unique in this run
   local stems = {}
@@ -432,7 +458,8 @@ function M.run(files, opts)
     local st = { path = path, rep = rep:add(path), pictures = 0, out_open = true, results = 0,
                  stem = (opts.dot or opts.artifacts) and stem_of(path) }
     if not pid then
-      rep:error(st.rep, path, "cannot start its process: " .. tostring(err), 0)
+      rep:error(st.rep, path, "cannot start its process: " .. tostring(err), 0,
+        { missed = true, whole_file = true, crash = true })
       rep:finish(st.rep)
       return false
     end
@@ -482,23 +509,27 @@ function M.run(files, opts)
       st.started = { name = ev.name, timeout = ev.timeout,
                      by = core.clock() + ev.timeout + GRACE }
     elseif ev[1] == "result" then
-      local ok, err = ev.ok, ev.err
-      if ok and ev.dot and st.stem then
+      local status, err = ev.status or (ev.ok and "pass" or "fail"), ev.err
+      if status == "pass" and ev.dot and st.stem then
         st.pictures = st.pictures + 1
         local wrote, werr = picture(st.stem, st.pictures, ev.dot)
-        if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
+        if not wrote then status, err = "error", "cannot write its picture: " .. tostring(werr) end
       end
       st.results = st.results + 1
       local saved
       if opts.artifacts and ev.artifacts then
         local werr
         saved, werr = artifacts.write(opts.artifacts, st.stem, st.results, ev.artifacts,
-          not ok and err or nil)
-        if not saved then ok, err = false, "cannot write its artifacts: " .. tostring(werr) end
+          status ~= "pass" and err or nil)
+        if not saved then
+          status, err = "error", "cannot write its artifacts: " .. tostring(werr)
+        end
       end
-      rep:result(st.rep, { name = ev.name, status = ok and "pass" or "fail", message = err,
+      local ok = status == "pass"
+      rep:result(st.rep, { name = ev.name, status = status, message = err,
                            secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes,
-                           artifacts = saved })
+                           timeout = status == "timeout" and started and started.timeout
+                             or nil, artifacts = saved })
       core.write_fd(st.ack_w, "k") -- the script goes on
     else
       st.done = ev
@@ -540,24 +571,37 @@ function M.run(files, opts)
     release(st)
     rep:end_output(st.rep)
     local done, path = st.done, st.path
+    -- `missed`: the rest of the file did not run (how many scenarios it
+    -- had left, the runner cannot know: it learns of one as it starts);
+    -- `whole_file`: the verdict is on the file, not on a scenario;
+    -- `crash`: its process died, was killed or broke the protocol
     if st.overdue then
       local sc = st.started
       rep:error(st.rep, sc.name, string.format("ran past its timeout of %g s: its script's "
         .. "process did not report it within %g s more and was killed (the rest of %s "
-        .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE)
+        .. "did not run)", sc.timeout, GRACE, path), sc.timeout + GRACE,
+        { status = "timeout", timeout = sc.timeout, missed = true })
     elseif st.broken then
       rep:error(st.rep, path, "protocol error: " .. st.broken
-        .. " (its process was killed: a scenario's process cannot write to the runner)", 0)
+        .. " (its process was killed: a scenario's process cannot write to the runner)", 0,
+        { missed = true, whole_file = true, crash = true })
     elseif stuck then
       rep:error(st.rep, path .. " exited early", string.format("its process closed its "
         .. "result pipe before the script ended and was still running %g s later "
-        .. "(--timeout): killed", limit), 0)
+        .. "(--timeout): killed", limit), 0,
+        { missed = true, whole_file = true, crash = true })
     elseif not done then
-      rep:error(st.rep, path .. " exited early", early_exit(how, code), 0)
+      rep:error(st.rep, path .. " exited early", early_exit(how, code), 0,
+        { missed = true, whole_file = true, crash = true })
+    elseif not done.ok and done.status == "skip" then
+      -- mountns.skip outside any scenario: the rest of the file is skipped
+      rep:error(st.rep, path, done.err, 0, { status = "skip", whole_file = true })
     elseif not done.ok then
-      rep:error(st.rep, path, done.err, 0) -- an error outside any scenario
+      -- an error outside any scenario
+      rep:error(st.rep, path, done.err, 0, { missed = true, whole_file = true })
     elseif st.rep.results == 0 then
-      rep:error(st.rep, path .. " (no scenario ran)", "the script ran no scenario", 0)
+      rep:error(st.rep, path .. " (no scenario ran)", "the script ran no scenario", 0,
+        { whole_file = true })
     end
     rep:finish(st.rep)
   end
@@ -620,7 +664,7 @@ function M.run(files, opts)
   -- The run: scripts started (up to `jobs`), their frames and output read,
   -- each report completed, until every file is reported or a signal stops it.
   local function loop()
-    tell("run_start", { files = { unpack(files) } })
+    tell("run_start", { files = { unpack(files) }, clock = core.clock(), time = os.time() })
     local next_file = 1
     while true do
       while #running < jobs and files[next_file] and not (starved and #running >= starved) do
@@ -777,6 +821,32 @@ local function run_on_kernel(kernel, args, tree, interp)
   return code or (ok and 0 or 1)
 end
 
+-- The first line of a file of /proc/sys/kernel (nil when it cannot be read).
+local function kernel_value(name)
+  local f = io.open("/proc/sys/kernel/" .. name)
+  local v = f and f:read("*l")
+  if f then f:close() end
+  return v
+end
+
+--- What the report files say of the run's environment (`mountns.report.junit`,
+-- `mountns.report.kcidb`): `release` and `arch` (the running kernel's,
+-- /proc/sys/kernel/osrelease and arch), `lua` (`_VERSION`, and LuaJIT's
+-- version), `version` (mountns's), `mode` ("kernel", "model" or "both",
+-- from `opts`), `features` (`mountns.features()`, which probes the kernel
+-- in a throw-away namespace).
+-- @tparam table opts `model`, `both` as `run`'s
+-- @treturn table
+function M.environment(opts)
+  local jit = rawget(_G, "jit")
+  local ok, features = pcall(mountns.features)
+  return { release = kernel_value("osrelease"), arch = kernel_value("arch"),
+           lua = _VERSION .. (type(jit) == "table" and " (" .. tostring(jit.version) .. ")"
+             or ""),
+           version = mountns._VERSION, features = ok and features or nil,
+           mode = opts.model and "model" or opts.both and "both" or "kernel" }
+end
+
 -- the options in scenario.run_problem's reasons, as the command line has them
 local CLI_NAMES = { model = "--model", both = "--both", linux = "--linux" }
 
@@ -808,7 +878,7 @@ function M.command(args, ctx)
   end
   if kernel and kernel ~= "host" then
     for _, a in ipairs(rest) do
-      if a == "--dot" or a == "--artifacts" then
+      if a == "--dot" or a == "--artifacts" or a == "--junit" or a == "--kcidb" then
         die("run: " .. a .. " with --kernel: nothing of the guest reaches the host")
       end
       if a == "--" then break end
@@ -816,9 +886,21 @@ function M.command(args, ctx)
     return run_on_kernel(kernel, rest, ctx.tree, ctx.interp)
   end
   args, i = rest, 1
+  local files_out, origin = {}, nil -- --junit, --kcidb: their paths
   while i <= #args do
     local a = args[i]
-    if a == "--tap" then opts.tap = true
+    if a == "--tap" or a == "--tap=13" then opts.tap = 13
+    elseif a == "--tap=14" then opts.tap = 14
+    elseif a == "--junit" or a == "--kcidb" then
+      i = i + 1
+      files_out[a:sub(3)] = args[i] or die("run: " .. a .. " needs a file name")
+    elseif a == "--origin" then
+      i = i + 1
+      origin = args[i] or die("run: --origin needs a name")
+      if not origin:match("^[a-z0-9_]+$") then
+        die("run: --origin: a KCIDB origin is made of a-z, 0-9 and _, got '"
+          .. core.escape(origin) .. "'")
+      end
     elseif a == "--golden" then opts.golden = true
     elseif a == "--model" then opts.model = true
     elseif a == "--both" then opts.both = true
@@ -877,7 +959,26 @@ function M.command(args, ctx)
     die("run: --dot and --artifacts need directories of their own")
   end
   opts.jobs = opts.jobs or M.cpus()
+  if origin and not files_out.kcidb then die("run: --origin goes with --kcidb") end
+  -- the report files: the console's report and theirs from one run
+  local opened = {}
+  if files_out.junit or files_out.kcidb then
+    local env = M.environment(opts)
+    env.origin = origin
+    local writers = { opts.tap and tap_writer.new(nil, opts.tap) or plain_writer.new() }
+    for _, w in ipairs { { "junit", junit_writer }, { "kcidb", kcidb_writer } } do
+      local name = files_out[w[1]]
+      if name then
+        local f, ferr = io.open(name, "w")
+        if not f then die("run: --" .. w[1] .. ": " .. tostring(ferr)) end
+        opened[#opened + 1] = f
+        writers[#writers + 1] = w[2].new(f, env)
+      end
+    end
+    opts.tap, opts.writers = nil, writers
+  end
   local code, err = M.run(files, opts)
+  for _, f in ipairs(opened) do f:close() end
   if not code then die("run: " .. tostring(err)) end
   return code
 end

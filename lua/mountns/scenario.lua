@@ -11,6 +11,7 @@ local core = require "mountns.core"
 local isolate = require "mountns.isolate"
 local argcheck = require "mountns.args"
 local child = require "mountns.child"
+local verdict = require "mountns.verdict"
 local ops = require "mountns.ops"
 local namespace = require "mountns.namespace"
 local lazy = require "mountns.lazy" -- loaded on first use:
@@ -237,8 +238,9 @@ local function run_inside(fn, opts, ending, ...)
   local args = pack(...)
   local res = pack(xpcall(function() return fn(first, unpack(args, 1, args.n)) end,
     function(e)
-      -- a failed assertion stays a failure (isolate carries it across)
-      if child.is_failure(e) then return e end
+      -- a failed assertion stays a failure, a skip a skip (isolate
+      -- carries them across: mountns.verdict)
+      if verdict.status_of(e) ~= "error" then return e end
       return isolate.traceback(tostring(e), "scenario")
     end))
   -- an inner scenario fails the outer one, even when its error was caught
@@ -254,10 +256,11 @@ local function run_inside(fn, opts, ending, ...)
   -- nothing asked for (outside `mountns run`): nil crosses as one byte,
   -- where a table takes mountns.child's table walker (its closures, its
   -- stacks) in the child and tables in the parent's decode
-  if ending.artifacts and (not res[1] or ending.artifacts == "all") then
+  local status = not res[1] and verdict.status_of(res[2])
+  if ending.artifacts and status ~= "skip" and (not res[1] or ending.artifacts == "all") then
     ended.artifacts = artifacts.collect(ending.title)
     if not res[1] then
-      ended.failed = tostring(res[2])
+      ended.failed, ended.status = tostring(res[2]), status
       return ended
     end
   end
@@ -339,8 +342,11 @@ function M.scenario(name, fn, opts, ...)
   end
   if run then
     local ended = res[1] and res[res.n] or res[3] or {}
+    -- what ended it: a failed check, an error, its timeout, a skip (a
+    -- failure that crossed with its artifacts says which itself)
+    local status = res[1] and "pass" or ended.status or verdict.status_of(res[2])
     run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
-               ended.dot, ended.golden, ended.notes, ended.artifacts)
+               ended.dot, ended.golden, ended.notes, status, ended.artifacts)
     if not res[1] then return nil end
   elseif not res[1] then
     error(res[2], 0)
@@ -409,7 +415,9 @@ end
 -- instead of raising, so the script's later scenarios still run.
 -- @tparam string path the script
 -- @tparam table opts `report`: called as report(name, ok, err, seconds,
--- dot, golden, notes, artifacts) after each scenario; `start`: called as
+-- dot, golden, notes, status, artifacts) after each scenario (`status`:
+-- what ended it, one of `mountns.verdict.STATUSES`; `ok` is true for
+-- "pass" only); `start`: called as
 -- start(name, timeout) before each kernel scenario (its report follows);
 -- `dot`: pass each scenario's picture (Graphviz text of the namespaces
 -- open at its end) as `dot`; `golden`:
@@ -430,6 +438,8 @@ end
 -- @return[2] nil
 -- @treturn[2] string the script's error (loading it, or raised outside a
 -- scenario)
+-- @treturn[2] string what it was (`mountns.verdict.status_of`: "skip"
+-- for `mountns.skip` outside a scenario, the rest of the file skipped)
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
@@ -458,7 +468,7 @@ function M.run_file(path, opts)
   local ok, e = pcall(chunk)
   running = saved
   model.set_running(saved, dot.dot)
-  if not ok then return nil, tostring(e) end
+  if not ok then return nil, tostring(e), verdict.status_of(e) end
   return true
 end
 

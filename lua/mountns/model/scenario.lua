@@ -6,6 +6,7 @@
 
 local argcheck = require "mountns.args"
 local format = require "mountns.format"
+local verdict = require "mountns.verdict"
 local world = require "mountns.model.world"
 local kernel_rules = require "mountns.model.rules"
 local checks = require "mountns.model.checks"
@@ -31,7 +32,8 @@ local function pass(...)
 end
 
 -- Set by mountns.scenario while a file runs under `mountns run`: the
--- report(name, ok, err, seconds, dot, golden) of run_file's options.
+-- report(name, ok, err, seconds, dot, golden, notes, status) of run_file's
+-- options.
 local running
 --- Set (or clear, with nil) the runner's options a model scenario reports
 -- to (`mountns.scenario.run_file` does this for `mountns run --model`).
@@ -167,15 +169,18 @@ local function bounded(body, handler, timeout)
   if jit_was_on then jit.on() end
   -- past the deadline the verdict is the timeout, whatever the scenario
   -- made of the error (caught it, raised another)
-  if expired then return false, timeout_message(timeout) end
+  if expired then return false, verdict.mark("timeout", timeout_message(timeout)) end
   return unpack(res, 1, res.n)
 end
 
 local SCENARIO_OPTIONS = { "timeout", "label", "locked_root", "linux" }
 
--- a scenario's message handler
+-- a scenario's message handler: a failed check and a skip stay what they
+-- are (mountns.verdict), an error gets its traceback
 local function traceback(e)
-  if type(e) == "string" then return debug.traceback(e, 2) end
+  if type(e) == "string" and verdict.status_of(e) == "error" then
+    return debug.traceback(e, 2)
+  end
   return e
 end
 
@@ -195,7 +200,9 @@ local function finish_scenario(w, name, t0, ok, ...)
       local pok, text = pcall(run.picture, unpack(open))
       dot = pok and text or false
     end
-    run.opts.report(title, ok, not ok and (...) or nil, clock() - t0, dot, golden)
+    local err = not ok and (...) or nil
+    run.opts.report(title, ok, err ~= nil and tostring(err) or nil, clock() - t0, dot, golden,
+                    nil, ok and "pass" or verdict.status_of(err))
     if not ok then return nil end
     return ...
   end

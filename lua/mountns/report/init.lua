@@ -9,27 +9,39 @@
 --
 -- The events, in the order a run sends them, each once:
 --
--- - `run_start(w, run)`: `run.files`, the scripts in order;
+-- - `run_start(w, run)`: `run.files`, the scripts in order; `run.clock`
+--   and `run.time`: the runner's `mountns.core.clock()` and `os.time()`
+--   as it starts (a result's `ended` is on that clock);
 -- - for each file, in file order whatever `jobs` is:
 --   `file_start(w, file)` (`file.path`, `file.index`: its place in
 --   `files`), then what it printed and its scenarios in the order they
 --   came: `output(w, file, line)` (one line the script or a scenario
 --   printed, without its newline, as printed: not escaped) and
 --   `scenario_end(w, file, result)`, then `file_end(w, file)`;
--- - `run_end(w, summary)`: `summary.total`, `.passed`, `.failed`, and
+-- - `run_end(w, summary)`: `summary.total`, `.passed`, `.failed` (FAIL,
+--   ERROR and TIMEOUT), `.skipped`, `.counts` (the number of each status,
+--   by status: `counts.error`...), and
 --   `.stop`: nil, or why the run stopped before its end ("interrupted",
 --   "terminated", "stopped: " and the runner's own failure, not escaped).
 --   A run that stops gives the file being reported its `file_end`; the
 --   files after it get no event.
 --
 -- A `result` has `n` (its number in the run, from 1), `index` (its number
--- in its file), `name` (not escaped), `status` ("pass"; "fail": the
--- scenario's own verdict; "error": the runner's verdict on a file or a
--- scenario whose process did not give its own: an error outside any
--- scenario, an early exit, a protocol error, a scenario past its timeout,
--- a file that ran none or could not start), `secs`, `message` (the
--- diagnostic of a failure, or nil), `golden` (a passing scenario's golden
--- text under `--golden`, or nil), `notes` (nil or a list of strings) and
+-- in its file), `name` (not escaped), `status` (`mountns.verdict`'s:
+-- "pass"; "fail": a check failed; "error": the scenario raised an error,
+-- or the runner's verdict on a file or a scenario whose process did not
+-- give its own: an error outside any scenario, an early exit, a protocol
+-- error, a file that ran none or could not start; "timeout": it ran past
+-- its timeout; "skip": `mountns.skip` or busted's `pending`, `message` the
+-- reason), `secs`, `message` (the diagnostic of a failure, or nil),
+-- `golden` (a passing scenario's golden text under `--golden`, or nil),
+-- `notes` (nil or a list of strings), `timeout` (a "timeout"'s bound in
+-- seconds, when the runner knows it), `whole_file` (true: the verdict is
+-- on the file, `name` its path, not on a scenario), `crash` (true: the
+-- file's process died, was killed, broke the protocol or could not start),
+-- `missed` (true: the rest of the file did not run; how many scenarios it
+-- had left is not known: the runner learns of a scenario when it starts)
+-- `ended` (the runner's `mountns.core.clock()` when the result came) and
 -- `artifacts` (the paths `--artifacts` wrote for it, or nil).
 -- The counting (`n`, the summary) and the order are the runner's: a
 -- writer renders.
@@ -80,6 +92,16 @@ function M.diagnostic(text, prefix)
   return table.concat(out, "\n")
 end
 
+--- A text (a message, what a scenario printed) by the one escaping rule,
+-- its lines kept: every line escaped as a diagnostic's (no control
+-- character but the newlines and tabs, only valid UTF-8 left), for the
+-- report files (JUnit's XML, KCIDB's JSON).
+-- @tparam string text
+-- @treturn string
+function M.text(text)
+  return M.diagnostic(text, "")
+end
+
 --- A line a script printed, as a comment line (`# ` and the line escaped):
 -- it can never pass for a result line.
 -- @tparam string line
@@ -109,11 +131,25 @@ function M.stop(summary)
   return summary.stop and core.escape(summary.stop)
 end
 
---- The summary line: "P passed, F failed", and why the run stopped.
+--- The word of each status in the plain report and the summary.
+M.WORDS = { pass = "ok", fail = "FAIL", error = "ERROR", timeout = "TIMEOUT", skip = "SKIP" }
+
+--- The summary line: "P passed, F failed"; when not every failure is a
+-- failed check, how many of each ("(1 FAIL, 2 ERROR, 1 TIMEOUT)"); the
+-- skipped ones (", S skipped"); and why the run stopped.
 -- @tparam table summary `run_end`'s
 -- @treturn string
 function M.summary(summary)
   local s = string.format("%d passed, %d failed", summary.passed, summary.failed)
+  local c = summary.counts or {}
+  if summary.failed > (c.fail or summary.failed) then
+    local parts = {}
+    for _, status in ipairs { "fail", "error", "timeout" } do
+      if (c[status] or 0) > 0 then parts[#parts + 1] = c[status] .. " " .. M.WORDS[status] end
+    end
+    s = s .. " (" .. table.concat(parts, ", ") .. ")"
+  end
+  if (summary.skipped or 0) > 0 then s = s .. ", " .. summary.skipped .. " skipped" end
   local stop = M.stop(summary)
   return stop and s .. " (" .. stop .. ")" or s
 end

@@ -7,6 +7,8 @@
 -- counts of the summary are kept here, as the events go.
 -- @module mountns.report.order
 
+local verdict = require "mountns.verdict"
+
 local M = {}
 
 local Order = {}
@@ -14,10 +16,11 @@ Order.__index = Order
 
 --- An empty report.
 -- @tparam function tell sends an event to the writers (`report.subscribers`)
+-- @tparam[opt] function clock stamps each result as it comes (`ended`)
 -- @treturn table the report
-function M.new(tell)
-  return setmetatable({ tell = tell, files = {}, head = 1, held = false,
-                        n = 0, passed = 0, failed = 0 }, Order)
+function M.new(tell, clock)
+  return setmetatable({ tell = tell, clock = clock, files = {}, head = 1, held = false,
+                        n = 0, counts = {} }, Order)
 end
 
 --- The report of the next file, its place in the order.
@@ -51,8 +54,7 @@ local function show(self, f)
       local r = it[2]
       self.n = self.n + 1
       r.n = self.n
-      if r.status == "pass" then self.passed = self.passed + 1
-      else self.failed = self.failed + 1 end
+      self.counts[r.status] = (self.counts[r.status] or 0) + 1
       self.tell("scenario_end", f.file, r)
     end
   end
@@ -159,16 +161,22 @@ function Order:result(f, r)
   self:end_output(f)
   f.results = f.results + 1
   r.index = f.results
+  if self.clock then r.ended = self.clock() end
   push(self, f, { "result", r })
 end
 
---- The runner's own verdict on a file or a scenario: an error.
+--- The runner's own verdict on a file or a scenario: an error (unless
+-- `more` says otherwise).
 -- @tparam table f a file's report
 -- @tparam string name
 -- @tparam string message
 -- @tparam number secs
-function Order:error(f, name, message, secs)
-  self:result(f, { name = name, status = "error", message = message, secs = secs })
+-- @tparam[opt] table more the result's other fields (`status`, `timeout`,
+-- `missed`, `whole_file`: see `mountns.report`)
+function Order:error(f, name, message, secs, more)
+  local r = { name = name, status = "error", message = message, secs = secs }
+  for k, v in pairs(more or {}) do r[k] = v end
+  self:result(f, r)
 end
 
 --- f is complete: its file_end goes once every file before it is reported.
@@ -187,7 +195,8 @@ end
 --- The run stopped: the file being reported gets the rest of its items
 -- and its file_end; the files after it get no event. Then run_end.
 -- @tparam ?string stop why the run stopped (nil: it did not)
--- @treturn table the summary (`total`, `passed`, `failed`, `stop`)
+-- @treturn table the summary (`total`, `passed`, `failed`, `skipped`,
+-- `counts`, `stop`: see `mountns.report`)
 function Order:run_end(stop)
   local f = stop and self.files[self.head]
   if f then
@@ -195,7 +204,10 @@ function Order:run_end(stop)
     show(self, f)
     self.tell("file_end", f.file)
   end
-  local summary = { total = self.n, passed = self.passed, failed = self.failed, stop = stop }
+  local c = {}
+  for _, status in ipairs(verdict.STATUSES) do c[status] = self.counts[status] or 0 end
+  local summary = { total = self.n, passed = c.pass, failed = c.fail + c.error + c.timeout,
+                    skipped = c.skip, counts = c, stop = stop }
   self.tell("run_end", summary)
   return summary
 end
