@@ -21,6 +21,10 @@ MOUNT_LIBS := -ldl -lpthread
 SRCS := $(wildcard csrc/*.c)
 OBJS := $(SRCS:csrc/%.c=$(BUILD)/obj/%.o)
 MODULE := $(BUILD)/mountns/core.so
+# The Lua modules precompiled for $(LUA) (lua/mountns/bytecode.lua: used
+# when built from the very source found, else the source is loaded)
+LUA_SRCS := $(sort $(wildcard lua/mountns/*.lua lua/mountns/*/*.lua))
+BYTECODE := $(LUA_SRCS:%.lua=$(BUILD)/%.luac)
 
 export LUA_PATH  := $(CURDIR)/lua/?.lua;$(CURDIR)/lua/?/init.lua;$(CURDIR)/spec/?.lua;;
 export LUA_CPATH := $(CURDIR)/$(BUILD)/?.so;;
@@ -33,7 +37,7 @@ DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-l
 .PHONY: all deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps \
         check-model
 
-all: $(MODULE)
+all: $(MODULE) $(BYTECODE)
 
 $(BUILD)/obj/%.o: csrc/%.c csrc/lmns.h csrc/uapi.h
 	@mkdir -p $(dir $@)
@@ -43,6 +47,11 @@ $(BUILD)/obj/%.o: csrc/%.c csrc/lmns.h csrc/uapi.h
 $(MODULE): $(OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS) -Wl,-z,now -o $@ $(OBJS) $(MOUNT_LIBS)
+
+# All modules in one process when any changed (~30 ms): a grouped target.
+$(BYTECODE) &: $(LUA_SRCS)
+	@mkdir -p $(sort $(dir $(BYTECODE)))
+	$(LUA) lua/mountns/bytecode.lua --build $(BUILD)/lua $(LUA_SRCS)
 
 # Install missing Debian packages; a no-op when all are present (dpkg-query
 # only, so any user passes it). Missing packages and not root: one line
@@ -244,6 +253,7 @@ ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 asan: deps
 	$(MAKE) all BUILD=$(ASAN_BUILD) CC=$(ASAN_CC) CFLAGS="$(ASAN_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined"
+	$(MAKE) $(BYTECODE) # where the modules' searcher looks for $(LUA)'s (spec 40)
 	rm -rf $(ASAN_BUILD)/log && mkdir -p $(ASAN_BUILD)/log
 	LD_PRELOAD=$$($(ASAN_CC) -print-file-name=libasan.so) \
 	ASAN_OPTIONS=log_path=$(CURDIR)/$(ASAN_BUILD)/log/asan:detect_leaks=1 \

@@ -53,6 +53,7 @@ build = {
     ["mountns"] = "lua/mountns/init.lua",
     ["mountns.table"] = "lua/mountns/table.lua",
     ["mountns.lazy"] = "lua/mountns/lazy.lua",
+    ["mountns.bytecode"] = "lua/mountns/bytecode.lua",
     ["mountns.mounts"] = "lua/mountns/mounts.lua",
     ["mountns.isolate"] = "lua/mountns/isolate.lua",
     ["mountns.scenario"] = "lua/mountns/scenario.lua",
