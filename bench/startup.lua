@@ -8,7 +8,7 @@
 -- that a tick is small). Rounds alternate the commands, each round
 -- starting with another one; prints each command's median CPU and wall
 -- time a run, the ratios (median of the rounds' ratios) and the load.
---   lua5.4 bench/startup.lua [rounds (default 9)] [runs a round (default 20)] [TREE]
+--   lua5.4 bench/startup.lua [rounds (default 9)] [runs a round (default 40)] [TREE]
 -- TREE: another source tree (built), whose bin/mountns runs the same
 -- scenario and show beside this one's ("TREE run", "TREE show"): e.g. the
 -- tree before the bytecode, for the ratio against it.
@@ -17,7 +17,7 @@ local bench = dofile(((arg and arg[0] or ""):match("^(.*)/[^/]*$") or "bench") .
 local core = require "mountns.core"
 
 local ROUNDS = tonumber(arg and arg[1]) or 9
-local RUNS = tonumber(arg and arg[2]) or 20
+local RUNS = tonumber(arg and arg[2]) or 40
 local OTHER = arg and arg[3]
 local lua = arg and arg[-1] or "lua5.4"
 local SCRIPT = "examples/private.lua" -- one scenario, a few steps

@@ -146,7 +146,7 @@ describe("precompiled modules (mountns.bytecode)", function()
       header:gsub("^([^\t]*)\t[^\t]*", "%1\t" .. other) .. text:sub(nl))
     assert.is_nil((search(tree .. "/lua")))
     helper.write(tree, bytecode.build_dir .. "/lua/mountns/sample.luac",
-      header:gsub("^mountns%-bytecode 1", "mountns-bytecode 2") .. text:sub(nl))
+      header:gsub("^mountns%-bytecode %d+", "mountns-bytecode 0") .. text:sub(nl))
     assert.is_nil((search(tree .. "/lua")))
   end)
 
@@ -220,5 +220,50 @@ describe("the tree's modules (make builds their bytecode)", function()
     assert.are.equal(tb_src, tb_bc)
     -- frames in the modules, with their lines
     assert.matches("mountns/expect%.lua:%d+: in ", tb_bc)
+  end)
+end)
+
+describe("core.file_digest (the sources' freshness)", function()
+  local core = require "mountns.core"
+  local dir
+  before_each(function() dir = helper.tempdir() end)
+  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
+
+  it("is the same for the same bytes anywhere, another for one byte changed", function()
+    -- sizes around the 8-byte words and the 16 KB chunks the hash reads
+    for _, n in ipairs { 0, 1, 7, 8, 9, 16383, 16384, 16385, 40000 } do
+      local text = ("abcdefghij"):rep(4001):sub(1, n)
+      local a = helper.write(dir, "a", text)
+      local b = helper.write(dir, "sub/b", text)
+      local da = assert(core.file_digest(a))
+      assert.are.equal(da, core.file_digest(b))
+      assert.are.equal(n, tonumber(da:match("^(%d+):%x+$")))
+      if n > 0 then -- the last byte, then the first, changed
+        helper.write(dir, "b", text:sub(1, -2) .. "X")
+        assert.are_not.equal(da, core.file_digest(dir .. "/b"))
+        helper.write(dir, "b", "X" .. text:sub(2))
+        assert.are_not.equal(da, core.file_digest(dir .. "/b"))
+      end
+      -- a zero byte more is another size and another hash
+      helper.write(dir, "b", text .. "\0")
+      local db = core.file_digest(dir .. "/b")
+      assert.are_not.equal(da:match(":(%x+)$"), db:match(":(%x+)$"))
+    end
+  end)
+
+  it("returns the errno of a path it cannot read, and raises on misuse", function()
+    local r, msg, errno = core.file_digest(dir .. "/none")
+    assert.is_nil(r)
+    assert.are.equal("file_digest " .. dir .. "/none: No such file or directory (ENOENT)", msg)
+    assert.are.equal(2, errno)
+    r, msg = core.file_digest(dir)
+    assert.is_nil(r)
+    assert.truthy(msg:find("(EISDIR)", 1, true))
+    -- (the function's name in the message is each version's)
+    local ok, err = pcall(core.file_digest, dir, 1)
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument #2 to '[%w_.?]*' %(no value expected, got number%)"))
+    assert.has_error(function() core.file_digest() end)
+    assert.has_error(function() core.file_digest("a\0b") end)
   end)
 end)
