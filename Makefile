@@ -34,7 +34,7 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
-.PHONY: all deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps \
+.PHONY: all install deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps \
         check-model
 
 all: $(MODULE) $(BYTECODE)
@@ -53,6 +53,22 @@ $(MODULE): $(OBJS)
 $(BYTECODE) &: $(LUA_SRCS) $(MODULE)
 	@mkdir -p $(sort $(dir $(BYTECODE)))
 	$(LUA) lua/mountns/bytecode.lua --build $(BUILD)/lua $(LUA_SRCS)
+
+# `make install` is what `luarocks make rockspec/mountns-scm-1.rockspec`
+# runs (its build type "make"): core.so into INST_LIBDIR/mountns/, every
+# module into INST_LUADIR with its bytecode beside it (x.luac next to
+# x.lua: where mountns.bytecode looks in an installed tree), the layout of
+# lua/. luarocks passes its interpreter (LUA), header dir (LUA_CFLAGS) and
+# BUILD=build/rock$(LUA) to the build and to this; it installs bin/mountns itself.
+install: all
+	@test -n "$(INST_LUADIR)" && test -n "$(INST_LIBDIR)" || \
+	  { echo "make install: set INST_LUADIR and INST_LIBDIR (luarocks make does)" >&2; exit 1; }
+	mkdir -p $(INST_LIBDIR)/mountns
+	cp $(MODULE) $(INST_LIBDIR)/mountns/core.so
+	@for f in $(LUA_SRCS:lua/%=%); do \
+	  mkdir -p "$(INST_LUADIR)/$${f%/*}" && cp "lua/$$f" "$(INST_LUADIR)/$$f" && \
+	  cp "$(BUILD)/lua/$${f}c" "$(INST_LUADIR)/$${f}c" || exit 1; \
+	done; echo "installed $(words $(LUA_SRCS)) modules and their bytecode into $(INST_LUADIR)"
 
 # Install missing Debian packages; a no-op when all are present (dpkg-query
 # only, so any user passes it). Missing packages and not root: one line
