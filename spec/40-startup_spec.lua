@@ -164,9 +164,13 @@ describe("precompiled modules (mountns.bytecode)", function()
     helper.write(tree, "elsewhere/lua/mountns/sample.lua", SAMPLE)
     assert.is_nil((search(tree .. "/elsewhere/lua")))
     assert.is_nil((search(tree .. "/lua")))
-    -- and only for mountns' modules
+    -- and only for mountns' modules (a name Lua's searcher would make
+    -- a path of, but not this one's: "%" in it, and no error)
     package.path = tree .. "/lua/?.lua"
     assert.is_nil(bytecode.searcher("sample"))
+    assert.is_nil(bytecode.searcher("mountns.%d"))
+    build() -- (the tree's own build dir: used)
+    assert.is_function((search(tree .. "/lua")))
   end)
 end)
 

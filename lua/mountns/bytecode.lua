@@ -71,7 +71,9 @@ end
 -- size_t of the length with its NUL, then the NUL-terminated text (5.2
 -- repeats it in every function); 5.3: one byte of length + 1, or 0xFF and
 -- a size_t; 5.4: length + 1 in 7-bit groups, high group first, the last
--- one marked by 0x80; LuaJIT: the length in ULEB128.
+-- one marked by 0x80; LuaJIT: the length in ULEB128. (A string constant
+-- equal to the chunk name, with that prefix, would be renamed too: no
+-- module holds its own chunk name.)
 local NAME = {
   ["Lua 5.1"] = function(s) return le(#s + 1, 8) .. s .. "\0" end,
   ["Lua 5.3"] = function(s)
@@ -159,7 +161,7 @@ function M.chunk(data, digest, path)
   return (loadstr(code, want))
 end
 
-local ENOENT, ENOTDIR = 2, 20
+local ENOENT, ENOTDIR = 2, 20 -- Linux's
 
 -- A module name's file below a package.path directory, as require's
 -- searcher finds it: "mountns.x" -> "mountns/x.lua" or
@@ -203,7 +205,8 @@ end
 -- @treturn function|nil the chunk
 -- @treturn string the path of its source
 function M.searcher(name)
-  if name ~= "mountns" and name:sub(1, 8) ~= "mountns." then return nil end
+  -- (a name with other characters, "%" among them, is Lua's searcher's)
+  if name ~= "mountns" and not name:match("^mountns%.[%w_.]+$") then return nil end
   local path, digest, dir, tail = find_source(name)
   if not path then return nil end
   for _, bc in ipairs(bytecode_paths(dir, tail)) do
