@@ -227,6 +227,43 @@ describe("the tree's modules (make builds their bytecode)", function()
   end)
 end)
 
+describe("mountns run's report from bytecode (bin/mountns)", function()
+  local dir
+  before_each(function() dir = helper.tempdir() end)
+  after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
+
+  -- two failing scenarios: a bad argument to expect, a failed mount and
+  -- a nil indexed; their messages and tracebacks name module lines
+  local SCRIPT = [[
+local mountns = require "mountns"
+local expect = require "mountns.expect"
+mountns.scenario("bad argument", function(ns)
+  ns:mkdir("/X")
+  expect.mounted(ns, 42)
+end)
+mountns.scenario("failed mount", function(ns)
+  ns:mount("x", "/nonexistent/y", "tmpfs")
+end)
+]]
+
+  helper.root_it("scenarios")("is the same text as from source, module lines included", function()
+    local script = helper.write(dir, "bad.lua", SCRIPT)
+    -- bin/mountns finds the modules as bin/../lua/...: a chunk name the
+    -- bytecode (built as lua/mountns/...) is renamed to
+    local function run(env)
+      local out = helper.sh("cd " .. helper.ROOT .. " && " .. env .. " " .. helper.lua_vars()
+        .. " bin/mountns run " .. script .. " 2>&1; echo \"exit=$?\"")
+      return (out:gsub("%(%d+ ms%)", "(T)"))
+    end
+    local from_bc, from_src = run(""), run("MOUNTNS_BYTECODE=0")
+    assert.are.equal(from_src, from_bc)
+    assert.truthy(from_bc:find("bad.lua:5: bad argument #2 to 'mounted'", 1, true))
+    assert.truthy(from_bc:find("bin/../lua/mountns/expect.lua:%d+: in "))
+    assert.truthy(from_bc:find("bin/../lua/mountns/namespace.lua:%d+: in "))
+    assert.truthy(from_bc:find("0 passed, 2 failed\nexit=1", 1, true))
+  end)
+end)
+
 describe("core.file_digest (the sources' freshness)", function()
   local core = require "mountns.core"
   local dir
