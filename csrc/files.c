@@ -11,6 +11,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -387,6 +389,90 @@ static int lmns_files_exists(lua_State *L)
 	return lmns_fail(L, errno, "exists", path, NULL);
 }
 
+/***
+A file's size and a 64-bit hash of its bytes, read in C: what
+mountns.bytecode compares to know that bytecode was built from the source
+found now, without reading the source into Lua (~0.3 ms less CPU a
+`mountns run` than comparing a copy). It tells an edited file from the
+one hashed, not a forged one (whoever can write the source can write its
+bytecode: the directories are the trust, see mountns.bytecode).
+@function file_digest
+@tparam string path
+@treturn[1] string "SIZE:HASH" (HASH: 16 hex digits)
+@return[2] nil
+@treturn[2] string "file_digest PATH: strerror (ENAME)"
+@treturn[2] int errno
+@see read(2)
+*/
+/*
+ * The hash takes 8 bytes at a time (the tail zero-padded), each word
+ * xored in, multiplied by an odd constant and folded: one multiply per 8
+ * bytes, where FNV-1a's byte at a time was 4x slower over the 550 KB of
+ * mountns' modules. The chunk size is a multiple of 8, and each chunk is
+ * filled before it is hashed (a short read does not shift the words).
+ */
+#define DIGEST_CHUNK 16384
+
+static uint64_t lmns_files_mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+	return h ^ (h >> 29);
+}
+
+static int lmns_files_digest(lua_State *L)
+{
+	const char *path;
+	unsigned char buf[DIGEST_CHUNK];
+	uint64_t h = 0x2545F4914F6CDD1DULL, size = 0;
+	char out[48];
+	int fd;
+
+	lmns_checknomore(L, 1);
+	path = lmns_checkpath(L, 1);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return lmns_fail(L, errno, "file_digest", path, NULL);
+	for (;;) {
+		size_t n = 0, i;
+		ssize_t r = 0;
+
+		while (n < sizeof buf) {
+			r = read(fd, buf + n, sizeof buf - n);
+			if (r > 0)
+				n += (size_t)r;
+			else if (r == 0 || errno != EINTR)
+				break;
+		}
+		if (r < 0) {
+			int err = errno;
+
+			close(fd);
+			return lmns_fail(L, err, "file_digest", path, NULL);
+		}
+		size += n;
+		for (i = 0; i + 8 <= n; i += 8) {
+			uint64_t w;
+
+			memcpy(&w, buf + i, 8);
+			h = lmns_files_mix(h, w);
+		}
+		if (i < n) {	/* the tail: the file's end */
+			uint64_t w = 0;
+
+			memcpy(&w, buf + i, n - i);
+			h = lmns_files_mix(h, w);
+		}
+		if (n < sizeof buf)
+			break;
+	}
+	close(fd);
+	h = lmns_files_mix(h, size);
+	snprintf(out, sizeof out, "%llu:%016llx", (unsigned long long)size,
+		 (unsigned long long)h);
+	lua_pushstring(L, out);
+	return 1;
+}
+
 /* symlink(target, linkpath) - for symlink specs: Lua has no symlink */
 static int lmns_files_symlink(lua_State *L)
 {
@@ -412,6 +498,7 @@ void lmns_files_open(lua_State *L)
 		{ "chroot", lmns_files_chroot },
 		{ "readdir", lmns_files_readdir },
 		{ "exists", lmns_files_exists },
+		{ "file_digest", lmns_files_digest },
 		{ NULL, NULL }
 	};
 

@@ -29,70 +29,25 @@ external_dependencies = {
     library = "mount",
   },
 }
--- The Makefile links core.so with -Wl,-z,now (every libc function bound
--- at load, not on its first call in each forked child: fewer page faults
--- a scenario; speed only). The builtin build has no field for a linker
--- flag: pass it as `luarocks make rockspec/mountns-scm-1.rockspec
--- LIBFLAG="-shared -Wl,-z,now"`.
+-- The Makefile builds and installs (`make all`, `make install`): core.so
+-- (linked with -Wl,-z,now: every libc function bound at load, not on its
+-- first call in each forked child), and every module of lua/mountns with
+-- its bytecode beside it (x.luac next to x.lua, compiled by this
+-- interpreter: mountns.bytecode loads it while it matches the source;
+-- issue 28), in the layout of lua/ (`mountns/init.lua`...). The build goes
+-- to build/rock/<interpreter's path>, apart from `make`'s own build/ and
+-- build/$LUA, one for each Lua the rock is made for.
 build = {
-  type = "builtin",
-  modules = {
-    ["mountns.core"] = {
-      sources = {
-        "csrc/core.c", "csrc/errors.c", "csrc/args.c", "csrc/handle.c",
-        "csrc/procfs.c", "csrc/record.c", "csrc/ns.c", "csrc/mount.c",
-        "csrc/mountinfo.c", "csrc/process.c", "csrc/tree.c", "csrc/mountid.c",
-        "csrc/newapi.c", "csrc/statmount.c", "csrc/features.c", "csrc/watch.c",
-        "csrc/heap.c", "csrc/frame.c", "csrc/libmount.c", "csrc/fdio.c",
-        "csrc/proctree.c", "csrc/smpipe.c", "csrc/files.c",
-      },
-      incdirs = { "$(LIBMOUNT_INCDIR)/libmount" },
-      libdirs = { "$(LIBMOUNT_LIBDIR)" },
-      libraries = { "dl", "pthread" }, -- libmount itself: dlopen on first parse
-    },
-    ["mountns"] = "lua/mountns/init.lua",
-    ["mountns.table"] = "lua/mountns/table.lua",
-    ["mountns.lazy"] = "lua/mountns/lazy.lua",
-    ["mountns.mounts"] = "lua/mountns/mounts.lua",
-    ["mountns.isolate"] = "lua/mountns/isolate.lua",
-    ["mountns.scenario"] = "lua/mountns/scenario.lua",
-    ["mountns.namespace"] = "lua/mountns/namespace.lua",
-    ["mountns.ops"] = "lua/mountns/ops.lua",
-    ["mountns.record"] = "lua/mountns/record.lua",
-    ["mountns.runner"] = "lua/mountns/runner.lua",
-    ["mountns.report"] = "lua/mountns/report/init.lua",
-    ["mountns.report.order"] = "lua/mountns/report/order.lua",
-    ["mountns.report.plain"] = "lua/mountns/report/plain.lua",
-    ["mountns.report.tap"] = "lua/mountns/report/tap.lua",
-    ["mountns.expect"] = "lua/mountns/expect.lua",
-    ["mountns.luassert"] = "lua/mountns/luassert.lua",
-    ["mountns.diff"] = "lua/mountns/diff.lua",
-    ["mountns.format"] = "lua/mountns/format.lua",
-    ["mountns.dot"] = "lua/mountns/dot.lua",
-    ["mountns.agent"] = "lua/mountns/agent.lua",
-    ["mountns.child"] = "lua/mountns/child.lua",
-    ["mountns.args"] = "lua/mountns/args.lua",
-    ["mountns.flags"] = "lua/mountns/flags.lua",
-    ["mountns.recipes"] = "lua/mountns/recipes.lua",
-    ["mountns.watch"] = "lua/mountns/watch.lua",
-    ["mountns.shell"] = "lua/mountns/shell.lua",
-    ["mountns.model"] = "lua/mountns/model/init.lua",
-    ["mountns.model.errors"] = "lua/mountns/model/errors.lua",
-    ["mountns.model.paths"] = "lua/mountns/model/paths.lua",
-    ["mountns.model.rules"] = "lua/mountns/model/rules.lua",
-    ["mountns.model.world"] = "lua/mountns/model/world.lua",
-    ["mountns.model.propagate"] = "lua/mountns/model/propagate.lua",
-    ["mountns.model.umount"] = "lua/mountns/model/umount.lua",
-    ["mountns.model.checks"] = "lua/mountns/model/checks.lua",
-    ["mountns.model.listing"] = "lua/mountns/model/listing.lua",
-    ["mountns.model.ops"] = "lua/mountns/model/ops.lua",
-    ["mountns.model.space"] = "lua/mountns/model/space.lua",
-    ["mountns.model.scenario"] = "lua/mountns/model/scenario.lua",
-    ["mountns.model.replay"] = "lua/mountns/model/replay.lua",
-    ["mountns.mirror"] = "lua/mountns/mirror.lua",
-    ["mountns.explain"] = "lua/mountns/explain.lua",
-    ["mountns.check"] = "lua/mountns/check.lua",
-    ["mountns.cli"] = "lua/mountns/cli.lua",
+  type = "make",
+  build_target = "all",
+  variables = {
+    LUA = "$(LUA)",
+    BUILD = "build/rock$(LUA)",
+    CFLAGS = "$(CFLAGS)",
+    LUA_CFLAGS = "-I$(LUA_INCDIR)",
+    MOUNT_CFLAGS = "-I$(LIBMOUNT_INCDIR)/libmount",
+    INST_LUADIR = "$(LUADIR)",
+    INST_LIBDIR = "$(LIBDIR)",
   },
   install = {
     bin = { mountns = "bin/mountns" },

@@ -7,6 +7,8 @@
 -- `require "mountns.core"` where it is needed.
 -- @module mountns
 
+-- every module after this one from its bytecode when it is fresh
+require "mountns.bytecode"
 local core = require "mountns.core"
 -- the mount table class, loaded now: mountinfo and parse_mountinfo work
 -- in a process that has left the file system its modules came from

@@ -13,6 +13,10 @@
 -- inside a function stays a problem there.
 -- @module mountns.lazy
 
+-- the modules below this one, and those they load, from their bytecode
+-- when it is fresh (mountns.bytecode: its searcher, installed once)
+require "mountns.bytecode"
+
 local M = {}
 
 -- The stand-ins hold no module: each read looks the module up in
