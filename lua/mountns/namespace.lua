@@ -621,12 +621,9 @@ function Namespace:pid()
   check_open(self, "pid")
   if self.pid_ then return self.pid_ end
   local h = handle_of(self)
-  local r, w = assert(core.pipe())
-  local ready_r, ready_w = assert(core.pipe())
   -- the helper: enter the namespace, say so, then wait until the
   -- scenario closes the pipe or dies (PR_SET_PDEATHSIG kills it then too)
-  local pid = assert(child.fork(function()
-    core.close_fd(w); core.close_fd(ready_r)
+  local proc = assert(child.spawn({ up = { "ready" }, down = { "hold" } }, function(fds)
     local ok, err = h:enter()
     -- the scenario's namespace fds would keep those namespaces alive
     -- after ns:close(): the helper holds none
@@ -634,19 +631,18 @@ function Namespace:pid()
     -- no capability: an ns:exec tool (which has none) may then read its
     -- /proc/PID/root and the like (ptrace's rule: a subset of its own)
     if ok then ok, err = core.drop_capabilities() end
-    core.write_fd(ready_w, ok and "ok" or err)
-    core.close_fd(ready_w)
-    core.read_all(r)
+    core.write_fd(fds.ready, ok and "ok" or err)
+    core.close_fd(fds.ready)
+    core.read_all(fds.hold)
   end))
-  core.close_fd(r); core.close_fd(ready_w)
-  local status = core.read_all(ready_r)
-  core.close_fd(ready_r)
-  self.pid_, self.pid_fd = pid, w
+  local status = core.read_all(proc.fds.ready)
+  proc:close("ready")
+  self.pid_, self.pid_proc = proc.pid, proc
   if status ~= "ok" then
     self:close_pid()
     error("pid: " .. tostring(status), 2)
   end
-  return pid
+  return proc.pid
 end
 
 -- ---- ns:exec: a host tool, read-only -----------------------------------------
@@ -819,47 +815,40 @@ function Namespace:exec(argv, opts)
   if not host then error("ns:exec: the isolate's namespace is gone", 2) end
   local helper = self:pid()
   local env = tool_env(helper, opts.env)
-  local out_r, out_w = assert(core.pipe())
-  local err_r, err_w = assert(core.pipe())
-  local in_r, in_w = assert(core.pipe())
-  local st_r, st_w = assert(core.pipe())
   -- the supervisor: forks the tool, waits for it, kills what it left,
-  -- and reports how it ended (an "o" frame), after the tool's "e" frame
-  -- if it could not be run
-  local pid, ferr = child.fork(function()
-    child.contain()
-    core.close_fd(out_r); core.close_fd(err_r); core.close_fd(in_w); core.close_fd(st_r)
-    core.close_namespaces(host)
-    local fds = { stdin = in_r, stdout = out_w, stderr = err_w }
-    local tpid, terr = child.fork(function()
-      local _, e = pcall(tool, host, helper, argv, env, fds)
-      -- only reached when the tool could not be run (st_w closes on exec)
-      child.send(st_w, "e", tostring(e))
-      return 127
+  -- and reports how it ended (an "o" frame on `status`), after the tool's
+  -- "e" frame if it could not be run
+  local proc, ferr = child.spawn({ up = { "stdout", "stderr", "status" }, down = { "stdin" } },
+    function(fds)
+      child.contain()
+      core.close_namespaces(host)
+      local st_w = fds.status
+      local std = { stdin = fds.stdin, stdout = fds.stdout, stderr = fds.stderr }
+      local tproc, terr = child.spawn({}, function()
+        local _, e = pcall(tool, host, helper, argv, env, std)
+        -- only reached when the tool could not be run (st_w closes on exec)
+        child.send(st_w, "e", tostring(e))
+        return 127
+      end)
+      core.close_fd(fds.stdin); core.close_fd(fds.stdout); core.close_fd(fds.stderr)
+      if not tproc then
+        child.send(st_w, "e", terr)
+        return 127
+      end
+      -- for as long as it takes: the scenario bounds this process
+      local how, code = tproc:wait()
+      child.kill_tree(core.getpid())
+      child.send(st_w, "o", child.encode("ending", { how, code, n = 2 }))
+      return 0
     end)
-    core.close_fd(in_r); core.close_fd(out_w); core.close_fd(err_w)
-    if not tpid then
-      child.send(st_w, "e", terr)
-      return 127
-    end
-    local how, code = core.waitpid(tpid)
-    child.kill_tree(core.getpid())
-    child.send(st_w, "o", child.encode("ending", { how, code, n = 2 }))
-    return 0
-  end)
-  if not pid then
-    for _, fd in ipairs { out_r, out_w, err_r, err_w, in_r, in_w, st_r, st_w } do
-      core.close_fd(fd)
-    end
-    error("ns:exec: " .. ferr, 2)
-  end
-  for _, fd in ipairs { out_w, err_w, in_r, in_w, st_w } do core.close_fd(fd) end
-  local stdout, stderr, so_far_out, so_far_err = core.read_outputs(out_r, err_r, timeout)
-  core.close_fd(out_r); core.close_fd(err_r)
+  if not proc then error("ns:exec: " .. ferr, 2) end
+  proc:close("stdin")
+  local stdout, stderr, so_far_out, so_far_err = core.read_outputs(proc.fds.stdout,
+    proc.fds.stderr, timeout)
+  proc:close("stdout"); proc:close("stderr")
   if not stdout and stderr == "timeout" then
-    child.kill_tree(pid)
-    core.waitpid(pid)
-    core.close_fd(st_r)
+    proc:kill_tree()
+    proc:close()
     error(string.format("ns:exec: %s ran past its timeout of %g s and was "
       .. "killed (output so far: %q %q)", argv[1], timeout, so_far_out,
       so_far_err), 2)
@@ -868,15 +857,14 @@ function Namespace:exec(argv, opts)
   -- then how it ended
   local failed, how, code
   while true do
-    local kind, body = child.receive(st_r, timeout)
+    local kind, body = proc:receive("status", timeout)
     if kind == "e" then failed = failed or body
     elseif kind == "o" then
       local ok, v = pcall(child.decode, body)
       if ok then how, code = v[1], v[2] end
     else break end
   end
-  core.close_fd(st_r)
-  local show, scode = core.waitpid(pid)
+  local show, scode = proc:finish(timeout)
   if failed then error("ns:exec: " .. failed, 2) end
   if not how then
     error(string.format("ns:exec: %s: its supervisor %s", argv[1], child.ending(show, scode)), 2)
@@ -890,10 +878,11 @@ end
 -- End the helper process of ns:pid(), if any, and reap it.
 function Namespace:close_pid()
   if self.pid_ then
-    core.close_fd(self.pid_fd)
-    core.kill(self.pid_, "KILL")
-    core.waitpid(self.pid_)
-    self.pid_ = nil
+    local proc = self.pid_proc
+    proc:close()
+    proc:kill()
+    proc:wait()
+    self.pid_, self.pid_proc = nil, nil
   end
 end
 

@@ -88,35 +88,28 @@ end
 
 local function make_template()
   local _, euid = core.getuid()
-  local r, w = assert(core.pipe())
-  local go_r, go_w = assert(core.pipe())
-  local pid, ferr = child.fork(function()
-    core.close_fd(r); core.close_fd(go_w)
-    local ok, err = pcall(create, w, go_r)
-    if not ok then pcall(child.send, w, "e", child.message(err)) end
+  local proc, ferr = child.spawn({ up = { "report" }, down = { "go" } }, function(fds)
+    local ok, err = pcall(create, fds.report, fds.go)
+    if not ok then pcall(child.send, fds.report, "e", child.message(err)) end
     return ok and 0 or 1
   end)
-  if not pid then
-    for _, fd in ipairs { r, w, go_r, go_w } do core.close_fd(fd) end
-    error("scenario: the template namespace: " .. ferr, 0)
-  end
-  core.close_fd(w); core.close_fd(go_r)
+  if not proc then error("scenario: the template namespace: " .. ferr, 0) end
+  local pid = proc.pid
   local t, err = { pid = core.getpid(), userns = userns_id() }, nil
-  local kind, body = child.receive(r, 30)
+  local kind, body = proc:receive("report", 30)
   if kind == "o" then
     t.host, err = core.namespace(pid)
     if t.host then
-      core.write_fd(go_w, "1")
-      kind, body = child.receive(r, 30)
+      core.write_fd(proc.fds.go, "1")
+      kind, body = proc:receive("report", 30)
     end
   end
   if kind == "o" and not err then
     t.mnt, err = core.namespace(pid)
     if t.mnt and euid ~= 0 then t.user, err = core.namespace(pid, "user") end
   end
-  core.close_fd(go_w); core.close_fd(r)
-  if kind ~= "o" then core.kill(pid, "KILL") end
-  core.waitpid(pid)
+  -- the creator ends once `go` is closed; one that failed is killed
+  if kind ~= "o" then proc:close(); proc:kill_tree() else proc:finish(30) end
   if kind ~= "o" or err then
     for _, h in ipairs { t.host or false, t.mnt or false } do
       if h then h:close() end

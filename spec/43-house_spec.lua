@@ -1,0 +1,146 @@
+-- The house (issue 24): one way to fork. Every child mountns starts goes
+-- through mountns.child's spawn: its pipes named, the caller's ends kept
+-- from every other child, its waits bounded, its tree killed past its
+-- time; spec/tools/layers.lua finds a process call anywhere else.
+local mountns = require "mountns"
+local core = require "mountns.core"
+local child = require "mountns.child"
+local helper = require "helper"
+
+-- the number of fds of process pid, read by a host tool of ns
+local function fd_count(ns, pid)
+  local r = ns:exec { "ls", "/proc/" .. pid .. "/fd" }
+  assert(r.code == 0, r.stderr)
+  local n = 0
+  for _ in r.stdout:gmatch("[^\n]+") do n = n + 1 end
+  return n
+end
+
+describe("one way to fork", function()
+  describe("child.spawn", function()
+    it("names the pipes: what the child writes up, what the caller writes down", function()
+      local proc = assert(child.spawn({ up = { "answer" }, down = { "question" } },
+        function(fds, suffix)
+          local q = core.read_all(fds.question)
+          assert(child.send(fds.answer, "o", q .. suffix))
+          return 7
+        end, "!"))
+      assert(core.write_fd(proc.fds.question, "ping"))
+      proc:close("question")
+      local kind, body = proc:receive("answer", 30)
+      assert.equal("o", kind)
+      assert.equal("ping!", body)
+      assert.same({ "exited", 7, false }, { proc:finish(30) })
+      assert.same({}, proc.fds)
+    end)
+
+    it("keeps the caller's ends from a later child: a channel's end of file is "
+      .. "its child's alone to see", function()
+      -- a waits for the end of its pipe; b, spawned after it, would hold
+      -- that pipe's write end open if it inherited it
+      local a = assert(child.spawn({ down = { "hold" } }, function(fds)
+        core.read_all(fds.hold)
+      end))
+      local b = assert(child.spawn({ down = { "hold" } }, function(fds)
+        core.read_all(fds.hold)
+      end))
+      a:close()
+      assert.equal("exited", (a:wait(30)))
+      b:close()
+      assert.equal("exited", (b:wait(30)))
+    end)
+
+    it("a caller's end no longer kept from children holds the channel open "
+      .. "(the other polarity)", function()
+      local a = assert(child.spawn({ down = { "hold" } }, function(fds)
+        core.read_all(fds.hold)
+      end))
+      child.keep_from_children(a.fds.hold, false)
+      local b = assert(child.spawn({ down = { "go" } }, function(fds)
+        core.read_all(fds.go)
+      end))
+      a:close()
+      -- b holds a copy of a's channel: a cannot see its end
+      assert.equal("running", (a:wait(0.3)))
+      b:close()
+      assert.equal("exited", (b:wait(30)))
+      assert.equal("exited", (a:wait(30)))
+    end)
+
+    it("a wait is bounded; finish kills a child past its time with its whole tree", function()
+      local proc = assert(child.spawn({ up = { "grandchild" }, timeout = 0.2 }, function(fds)
+        local r, w = assert(core.pipe())
+        -- both wait for a pipe whose write end they hold: forever
+        local g = child.fork(function() core.read_all(r) end)
+        child.send(fds.grandchild, "o", tostring(g))
+        core.read_all(r)
+        core.close_fd(w)
+      end))
+      local kind, body = proc:receive("grandchild", 30)
+      assert.equal("o", kind)
+      local grandchild = assert(tonumber(body))
+      assert.equal("running", (proc:wait(0)))
+      local how, code, killed = proc:finish()
+      assert.same({ "killed", "SIGKILL", true }, { how, code, killed })
+      assert.is_nil(helper.wait_gone(grandchild))
+      -- reaped once: the same answer again
+      assert.same({ "killed", "SIGKILL" }, { proc:wait() })
+    end)
+
+    it("spawn and finish leave no fd behind, nor a mark on a closed fd", function()
+      local before = core.open_fds()
+      local proc = assert(child.spawn({ up = { "a", "b" }, down = { "c" } }, function() end))
+      assert.equal(before + 3, core.open_fds())
+      assert.same({ "exited", 0, false }, { proc:finish(30) })
+      assert.equal(before, core.open_fds())
+      -- a new pipe may reuse those fd numbers: a child inherits it
+      local r, w = assert(core.pipe())
+      local c = assert(child.spawn({ up = { "seen" } }, function(fds)
+        child.send(fds.seen, "o", tostring(core.write_fd(w, "x")))
+      end))
+      assert.same({ "o", "true" }, { c:receive("seen", 30) })
+      c:finish(30)
+      core.close_fd(r); core.close_fd(w)
+    end)
+  end)
+
+  it("a ns:pid helper holds no other helper's channel (fds counted by a host tool)",
+     function()
+    -- before: the second helper inherited the first one's pipe (its
+    -- caller's end), one fd more
+    local n1, n2 = mountns.scenario(function(ns)
+      local u = ns:unshare()
+      local p1, p2 = ns:pid(), u:pid()
+      return fd_count(ns, p1), fd_count(ns, p2)
+    end)
+    assert.is_true(n1 >= 4) -- stdin, stdout, stderr, its own channel at least
+    assert.equal(n1, n2)
+  end)
+
+  describe("spec/tools/layers.lua", function()
+    local layers = dofile(helper.ROOT .. "/spec/tools/layers.lua")
+
+    it("finds no process call outside mountns.child in the tree", function()
+      local graph, names, files, calls = layers.graph(helper.ROOT .. "/lua/mountns")
+      assert.same({}, layers.check(graph, names, files, calls))
+      assert.is_true(#calls.child > 0) -- the one home does call them
+    end)
+
+    it("reports a process call in any other module, none in child.lua", function()
+      local dir = helper.sh("mktemp -d")
+      helper.write(dir, "child.lua", 'local core = require "mountns.core"\n'
+        .. "local pid = core.fork()\ncore.waitpid(pid)\n")
+      helper.write(dir, "agent.lua", 'local core = require "mountns.core"\n'
+        .. "-- core.fork() in a comment is no call\n"
+        .. "local pid = core.fork()\ncore.kill (pid, 'KILL')\ncore.kill_tree(pid)\n")
+      local problems = layers.check(layers.graph(dir))
+      helper.sh("rm -r " .. dir)
+      assert.same({
+        "agent.lua:3: calls core.fork outside mountns.child (start a child with child.spawn)",
+        "agent.lua:4: calls core.kill outside mountns.child (start a child with child.spawn)",
+        "agent.lua:5: calls core.kill_tree outside mountns.child (start a child with "
+          .. "child.spawn)",
+      }, problems)
+    end)
+  end)
+end)
