@@ -30,7 +30,7 @@ local LAYERS = {
   { "core" },                               -- the C core (csrc/)
   -- argument checks, records, tables, their text, the model (pure Lua)
   { "lazy", "flags", "args", "cli", "record", "table", "diff", "format", "model" },
-  { "child", "isolate", "mounts", "ops", "agent" }, -- child processes
+  { "child", "isolate", "mounts", "ops", "agent", "tool" }, -- child processes
   { "namespace", "watch", "shell", "mirror" }, -- scenario namespaces and their facilities
   -- the scenario runner and its report writers, expectations, output, the
   -- public module
