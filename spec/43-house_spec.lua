@@ -16,7 +16,7 @@ local function fd_count(ns, pid)
   return n
 end
 
-describe("one way to fork", function()
+describe("the house (issue 24)", function()
   describe("child.spawn", function()
     it("names the pipes: what the child writes up, what the caller writes down", function()
       local proc = assert(child.spawn({ up = { "answer" }, down = { "question" } },
@@ -115,6 +115,33 @@ describe("one way to fork", function()
     end)
     assert.is_true(n1 >= 4) -- stdin, stdout, stderr, its own channel at least
     assert.equal(n1, n2)
+  end)
+
+  describe("small files", function()
+    -- issue 24: a file that holds two jobs is split along its seam; these
+    -- numbers say when to look
+    local function over(dir, ext, max)
+      local long = {}
+      local out = helper.sh("cd " .. helper.ROOT .. " && find " .. dir .. " -name '*." .. ext
+        .. "' -exec wc -l {} + | grep -v ' total$'")
+      for n, file in out:gmatch("(%d+) ([^\n]+)") do
+        if tonumber(n) > max then long[#long + 1] = file .. ": " .. n .. " lines" end
+      end
+      table.sort(long)
+      return long
+    end
+
+    it("no Lua module over 900 lines", function()
+      assert.same({}, over("lua", "lua", 900))
+    end)
+
+    it("no C file over 800 lines", function()
+      assert.same({}, over("csrc", "c", 800))
+    end)
+
+    it("the count finds a long file (the other polarity)", function()
+      assert.is_true(#over("lua", "lua", 100) > 0)
+    end)
   end)
 
   describe("spec/tools/layers.lua", function()
