@@ -144,6 +144,107 @@ describe("the house (issue 24)", function()
     end)
   end)
 
+  describe("one scenario driver, two backends (mountns.driver)", function()
+    local driver = require "mountns.driver"
+
+    -- a backend that runs fn in this process and says what it was given
+    local function stub(seen)
+      return {
+        OPTIONS = { "timeout", "label", "extra" },
+        check = function(opts) seen.checked = opts.extra; return "made" end,
+        starts = true,
+        run = function(fn, _, ask, made, ...)
+          seen.ask, seen.made = ask, made
+          local res = { pcall(fn, "first", ...) }
+          if res[1] then res[#res + 1] = { dot = "D", golden = "G", notes = { "n" } } end
+          return (table.unpack or unpack)(res) -- luacheck: ignore
+        end,
+      }
+    end
+
+    it("reads the arguments, the options and the timeout, returns fn's results", function()
+      local seen = {}
+      assert.same({ "first", 1, 2 }, { driver.scenario(stub(seen), 1, "s", function(ns, a, b)
+        return ns, a, b
+      end, { extra = "x" }, 1, 2) })
+      assert.equal("x", seen.checked)
+      assert.equal("made", seen.made)
+      assert.equal(driver.DEFAULT_TIMEOUT, seen.ask.timeout)
+      -- no name: fn first; a timeout of its own
+      assert.same({ "first" }, { driver.scenario(stub(seen), 1, function(ns) return ns end,
+        { timeout = 5 }) })
+      assert.equal(5, seen.ask.timeout)
+      -- outside a run, a failure raises
+      assert.has_error(function()
+        driver.scenario(stub(seen), 1, function() error("boom", 0) end)
+      end, "boom")
+    end)
+
+    it("raises a usage error at the caller's line, for any backend's option set", function()
+      local ok, err = pcall(driver.scenario, stub({}), 1, "s", function() end, { nope = 1 })
+      assert.is_false(ok)
+      assert.matches("bad argument #3 to 'scenario'", err)
+      assert.matches("unknown option 'nope'", err, 1, true)
+      local line
+      ok, err = pcall(function()
+        line = debug.getinfo(1, "l").currentline + 1
+        local r = driver.scenario(stub({}), 1, 42, function() end)
+        return r
+      end)
+      assert.is_false(ok)
+      assert.matches("43-house_spec.lua:" .. line .. ": bad argument #1 to 'scenario' "
+        .. "(string expected, got number)", err, 1, true)
+    end)
+
+    it("under run_script: the run's timeout, a start for a backend that starts, a report "
+      .. "with the ending; a failure reported and nil returned", function()
+      local seen, reports, starts = {}, {}, {}
+      local run = { timeout = 7, dot = true, golden = true,
+                    start = function(name, timeout) starts[#starts + 1] = { name, timeout } end,
+                    report = function(...) reports[#reports + 1] = { ... } end }
+      local ok = driver.run_script(run, function()
+        assert.equal(run, driver.running())
+        assert.same({ "r" }, { driver.scenario(stub(seen), 1, "a", function() return "r" end) })
+        assert.equal(7, seen.ask.timeout)
+        assert.equal("a", seen.ask.dot) -- the picture's title
+        assert.is_nil(driver.scenario(stub(seen), 1, "b", function() error("bad", 0) end))
+      end)
+      assert.is_true(ok)
+      assert.is_nil(driver.running())
+      assert.same({ { "a", 7 }, { "b", 7 } }, starts)
+      assert.equal(2, #reports)
+      local a, b = reports[1], reports[2]
+      assert.same({ "a", true }, { a[1], a[2] })
+      assert.is_nil(a[3])
+      assert.is_number(a[4])
+      assert.same({ "D", "G", { "n" } }, { a[5], a[6], a[7] })
+      assert.same({ "b", false, "bad" }, { b[1], b[2], b[3] })
+      assert.is_nil(b[5])
+    end)
+
+    it("a model scenario and a kernel scenario report through it alike", function()
+      local model = require "mountns.model"
+      local mountns_scenario = require("mountns.scenario").scenario
+      local reports, starts = {}, 0
+      local run = { dot = true, golden = true, start = function() starts = starts + 1 end,
+                    report = function(...) reports[#reports + 1] = { ... } end }
+      driver.run_script(run, function()
+        for _, sc in ipairs { model.scenario, mountns_scenario } do
+          sc("m", function(ns) ns:mkdir("/X"); ns:mount("x", "/X", "tmpfs") end)
+        end
+      end)
+      assert.equal(1, starts) -- the kernel's only: its process is the runner's to bound
+      assert.equal(2, #reports)
+      for _, r in ipairs(reports) do
+        assert.same({ "m", true }, { r[1], r[2] })
+        assert.matches("^digraph", r[5])
+        assert.matches("/X", r[6], 1, true)
+      end
+      -- the same golden text from both backends
+      assert.equal(reports[1][6], reports[2][6])
+    end)
+  end)
+
   describe("spec/tools/layers.lua", function()
     local layers = dofile(helper.ROOT .. "/spec/tools/layers.lua")
 

@@ -13,9 +13,8 @@ local argcheck = require "mountns.args"
 local child = require "mountns.child"
 local ops = require "mountns.ops"
 local namespace = require "mountns.namespace"
+local driver = require "mountns.driver"
 local lazy = require "mountns.lazy" -- loaded on first use:
-local dot = lazy.require "mountns.dot"
-local format = require "mountns.format"
 local model = lazy.require "mountns.model"
 local mirror = lazy.require "mountns.mirror"
 local shell = lazy.require "mountns.shell"
@@ -186,37 +185,22 @@ local function no_loading()
   end
 end
 
--- The picture of the namespaces still open at the end (for run --dot).
-local function picture(title)
-  local open = namespace.open_namespaces()
-  open[#open + 1] = { normalize = true, title = title }
-  local ok, text = pcall(dot.dot, unpack(open))
-  return ok and text or false
-end
-
--- The golden text of the namespaces still open at the end (for run --golden).
-local function golden()
-  local open = namespace.open_namespaces()
-  local ok, text = pcall(format.golden_text, unpack(open))
-  return ok and text or false
-end
-
--- Runs in the isolated child; returns fn's results then what `ending`
--- asks for at the end ({dot = the picture, golden = the golden text, notes
--- = --both's notes}: `ending.dot` is the picture's title, `ending.golden`
--- true). Last, not first: fn's results keep their numbers in the error
--- of one that cannot cross ("result #2 is a function" for fn's second).
--- `ending.both`: mirror every step on a model (mountns.mirror; true, or
--- the mirror's options) and fail at the first difference.
-local function run_inside(fn, opts, ending, ...)
+-- Runs in the isolated child; returns fn's results then the ending
+-- (`driver.ending`: the picture and golden text `ask` asks for, and
+-- --both's notes), nil when none. Last, not first: fn's results keep
+-- their numbers in the error of one that cannot cross ("result #2 is a
+-- function" for fn's second). `ask.both`: mirror every step on a model
+-- (mountns.mirror; true, or the mirror's options) and fail at the first
+-- difference.
+local function run_inside(fn, opts, ask, ...)
   -- the set-up (one namespace: a copy of the template, its own tmpfs as /)
   -- was enter_template's; the host's tree stays reachable through the
   -- template's `host` handle (see "the template namespace" above)
   no_shell()
   no_loading()
   inside = {}
-  local both = ending.both and mirror.new(opts.label,
-    type(ending.both) == "table" and ending.both or nil)
+  local both = ask.both and mirror.new(opts.label,
+    type(ask.both) == "table" and ask.both or nil)
   local on_step = both and function(step)
     both:step(step, namespace.open_namespaces())
   end
@@ -235,25 +219,57 @@ local function run_inside(fn, opts, ending, ...)
   -- a failure, as a failed assertion is: its message names the step, no
   -- traceback of where the mirror raised
   if both and both.failed then res = { false, child.failure(both.failed), n = 2 } end
-  local notes = both and both:note_lines()
-  local ended = { dot = ending.dot and picture(ending.dot) or nil,
-                  golden = ending.golden and golden() or nil,
-                  notes = notes and #notes > 0 and notes or nil }
-  -- nothing asked for (outside `mountns run`): nil crosses as one byte,
-  -- where a table takes mountns.child's table walker (its closures, its
-  -- stacks) in the child and tables in the parent's decode
-  if next(ended) == nil then ended = nil end
   -- the namespaces are closed by enter_template's teardown, after the
   -- result is sent
   if not res[1] then error(res[2], 0) end
+  -- nothing asked for (outside `mountns run`): nil crosses as one byte,
+  -- where a table takes mountns.child's table walker (its closures, its
+  -- stacks) in the child and tables in the parent's decode
+  local ended = driver.ending(ask, namespace.open_namespaces())
+  local notes = both and both:note_lines()
+  if notes and #notes > 0 then
+    ended = ended or {}
+    ended.notes = notes
+  end
   res.n = res.n + 1
   res[res.n] = ended
   return unpack(res, 2, res.n)
 end
 
--- The options of `run_file` while a script runs under `mountns run` (in
--- the runner's child for that script), else nil.
-local running
+-- ---- the kernel backend of the scenario driver (mountns.driver) -----------
+local kernel = { OPTIONS = { "timeout", "label" }, starts = true }
+
+-- A scenario called inside a running one: this process is a scenario's
+-- child, its state, its root and its namespaces are the outer
+-- scenario's. Raised (and kept: it fails the outer one) naming the line
+-- of the call, `level` as `error` counts it.
+function kernel.enter(name, level)
+  if not inside then return end
+  local where = debug.getinfo(level, "Sl")
+  while where and where.currentline <= 0 do -- pcall, a tail call: the Lua caller
+    level = level + 1
+    where = debug.getinfo(level, "Sl")
+  end
+  local msg = string.format("%sscenarios cannot nest: scenario %s was called inside "
+    .. "a running scenario",
+    where and (where.short_src .. ":" .. where.currentline .. ": ") or "",
+    name and ("'" .. name .. "'") or "(unnamed)")
+  inside.nested = inside.nested or msg
+  error(msg, 0)
+end
+
+-- the child pivots to a fresh tmpfs, where no module file can be found:
+-- every module deferred (mountns.lazy) is loaded here, once per process;
+-- then the template namespace (its failure fails the scenario)
+function kernel.prepare()
+  lazy.load_all()
+  get_template()
+end
+
+function kernel.run(fn, opts, ask, _, ...)
+  return pcall(isolate.spawn, enter_template, { timeout = ask.timeout }, run_inside, fn, opts,
+               ask, ...)
+end
 
 --- Run a scenario.
 -- @tparam[opt] string name shown by `mountns run`
@@ -261,67 +277,17 @@ local running
 -- @tparam[opt] table opts `timeout` (seconds, default 60, or `mountns run
 -- --timeout`), `label` of the first namespace
 -- @return fn's results (nil, booleans, numbers, strings, tables)
-function M.scenario(name, fn, opts, ...)
-  local argn = 3
-  if type(name) == "function" then
-    name, fn, opts, argn = nil, name, fn, 2
-  elseif name ~= nil then
-    -- a report prints it (a table would print as its address, or a mount
-    -- table as its rows)
-    argcheck.typed(name, "string", "scenario", 1, 2)
-  end
-  argcheck.typed(fn, "function", "scenario", argn - 1, 2)
-  if inside then
-    -- this process is a scenario's child: its state, its root and its
-    -- namespaces are the outer scenario's
-    local level, where = 2, debug.getinfo(2, "Sl")
-    while where and where.currentline <= 0 do -- pcall, a tail call: the Lua caller
-      level = level + 1
-      where = debug.getinfo(level, "Sl")
-    end
-    local msg = string.format("%sscenarios cannot nest: scenario %s was called inside "
-      .. "a running scenario",
-      where and (where.short_src .. ":" .. where.currentline .. ": ") or "",
-      name and ("'" .. name .. "'") or "(unnamed)")
-    inside.nested = inside.nested or msg
-    error(msg, 0)
-  end
-  local run = running
+function M.scenario(...)
+  local run, backend = driver.running(), kernel
   if run and run.model then
-    -- mountns run --model: the same scenario on the model (it checks the
-    -- options and reports to run_file's report); mountns.shell, once
-    -- loaded, gives the model's namespaces their ns:shell
+    -- mountns run --model: the same scenario on the model; mountns.shell,
+    -- once loaded, gives the model's namespaces their ns:shell
     lazy.load(shell)
-    if name == nil then return model.scenario(fn, opts, ...) end
-    return model.scenario(name, fn, opts, ...)
+    backend = model.backend
   end
-  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label" }, 2)
-  argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
-  local t0 = core.clock()
-  local title = name or "(unnamed scenario)"
-  -- the child pivots to a fresh tmpfs, where no module file can be found:
-  -- every module deferred (mountns.lazy) is loaded here, once per process
-  lazy.load_all()
-  local timeout = opts.timeout or (run and run.timeout) or isolate.DEFAULT_TIMEOUT
-  local res = pack(pcall(get_template))
-  if res[1] then
-    -- under mountns run: the runner learns that the scenario's process
-    -- starts, and bounds it too (report closes it)
-    if run and run.start then run.start(title, timeout) end
-    res = pack(pcall(isolate.spawn, enter_template, { timeout = timeout },
-                     run_inside, fn, opts, { dot = run and run.dot and title or nil,
-                                             golden = run and run.golden or nil,
-                                             both = run and run.both or nil }, ...))
-  end
-  if run then
-    local ended = res[1] and res[res.n] or {}
-    run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
-               ended.dot, ended.golden, ended.notes)
-    if not res[1] then return nil end
-  elseif not res[1] then
-    error(res[2], 0)
-  end
-  return unpack(res, 2, res.n - 1)
+  -- not a tail call: the driver's usage errors name the caller's line
+  local res = pack(driver.scenario(backend, 2, ...))
+  return unpack(res, 1, res.n)
 end
 
 -- the names of the options in run_problem's reasons: the functions'
@@ -420,13 +386,8 @@ function M.run_file(path, opts)
   argcheck.seconds(opts.timeout, "run_file", 2, "option 'timeout'", 2)
   local chunk, err = loadfile(path)
   if not chunk then return nil, err end
-  local saved = running
-  running = opts
-  -- model.scenario reports to the same report (mountns.model)
-  model.set_running(opts, dot.dot)
-  local ok, e = pcall(chunk)
-  running = saved
-  model.set_running(saved, dot.dot)
+  -- every scenario of the chunk, kernel or model, reports to opts.report
+  local ok, e = driver.run_script(opts, chunk)
   if not ok then return nil, tostring(e) end
   return true
 end

@@ -29,12 +29,14 @@
 local LAYERS = {
   { "core" },                               -- the C core (csrc/)
   -- argument checks, records, tables, their text, the model (pure Lua)
-  { "lazy", "flags", "args", "cli", "record", "table", "diff", "format", "model" },
+  -- and the scenario driver with the model, its backend
+  { "lazy", "flags", "args", "cli", "record", "table", "diff", "format", "dot", "driver",
+    "model" },
   { "child", "isolate", "mounts", "ops", "agent", "tool" }, -- child processes
   { "namespace", "watch", "shell", "mirror" }, -- scenario namespaces and their facilities
   -- the scenario runner and its report writers, expectations, output, the
   -- public module
-  { "scenario", "runner", "report", "expect", "luassert", "dot", "recipes", "explain", "init",
+  { "scenario", "runner", "report", "expect", "luassert", "recipes", "explain", "init",
     "check" },
 }
 
