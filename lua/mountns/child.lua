@@ -593,6 +593,8 @@ end
 -- once: later calls return the same.
 -- @treturn[1] string "exited" or "killed", and the status or signal (as `core.waitpid`)
 -- @treturn[2] string "running": still running when the time was up
+-- @return[3] nil
+-- @treturn[3] string "waitpid: ..." (as `core.waitpid`)
 function Proc:wait(timeout)
   return self:reap(timeout or self:left())
 end
@@ -608,8 +610,7 @@ function Proc:reap(timeout)
   else
     how, code = core.waitpid(self.pid)
   end
-  if how == "running" then return how end
-  if not how then error(code, 0) end
+  if how == "running" or not how then return how, code end
   self.how, self.code = how, code
   return how, code
 end

@@ -173,6 +173,7 @@ local function await(proc, timeout, later)
     return false, string.format(past .. (kind and " (its result was in, its process not ended)"
       or " (it closed its result pipe without a result)"), timeout)
   end
+  if not how then error(code, 0) end
   return kind, body, how, code
 end
 
