@@ -109,6 +109,9 @@ end
 -- for a failure.
 -- @tparam table backend see the module's description
 -- @tparam int level
+-- @tparam[opt] string name the scenario's name (shown by `mountns run`)
+-- @tparam function fn called as fn(first namespace, ...)
+-- @tparam[opt] table opts the backend's `OPTIONS`
 -- @return fn's results
 function M.scenario(backend, level, name, fn, opts, ...)
   level = level + 1
