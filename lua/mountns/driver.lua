@@ -29,8 +29,8 @@
 -- @module mountns.driver
 
 local argcheck = require "mountns.args"
-local format = require "mountns.format"
-local lazy = require "mountns.lazy" -- loaded on first use:
+local lazy = require "mountns.lazy" -- loaded on first use (an ending's):
+local format = lazy.require "mountns.format"
 local dot = lazy.require "mountns.dot"
 -- only for the clock (the model loads without core.so: see `clock`)
 local has_core, core = pcall(require, "mountns.core")

@@ -9,10 +9,12 @@
 local core = require "mountns.core"
 local argcheck = require "mountns.args"
 local child_proto = require "mountns.child"
+local driver = require "mountns.driver"
 
 local M = {}
---- A child's timeout when the caller gives none, in seconds.
-M.DEFAULT_TIMEOUT = 60
+--- A child's timeout when the caller gives none, in seconds: a
+-- scenario's (`mountns.driver`).
+M.DEFAULT_TIMEOUT = driver.DEFAULT_TIMEOUT
 
 --- debug.traceback cut at the first frame of lua/mountns/<module>.lua
 -- (see mountns.child.traceback).

@@ -4,7 +4,10 @@
 -- seed article's absolute paths (`/X`, `/Y`, `/Z`) verbatim and
 -- `ns:mounts()` shows only what the script mounted. `ns` is the first
 -- namespace (the article's `sh1`), of the class `mountns.namespace`;
--- `ns:unshare()` makes more. This module is the runner only.
+-- `ns:unshare()` makes more. This module is the scenario driver's kernel
+-- backend (`mountns.driver` reads the arguments, keeps the time and
+-- reports): the template namespace, the isolated child and what runs in
+-- it; and `run_file`, a script run as `mountns run` runs it.
 -- @module mountns.scenario
 
 local core = require "mountns.core"
