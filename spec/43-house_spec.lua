@@ -1,7 +1,9 @@
--- The house (issue 24): one way to fork. Every child mountns starts goes
--- through mountns.child's spawn: its pipes named, the caller's ends kept
+-- The house (issue 24). One way to fork: every child mountns starts goes
+-- through mountns.child's spawn (its pipes named, the caller's ends kept
 -- from every other child, its waits bounded, its tree killed past its
--- time; spec/tools/layers.lua finds a process call anywhere else.
+-- time; spec/tools/layers.lua finds a process call anywhere else). Small
+-- files. One scenario driver (mountns.driver) with two backends, the
+-- kernel's and the model's.
 local mountns = require "mountns"
 local core = require "mountns.core"
 local child = require "mountns.child"
