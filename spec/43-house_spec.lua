@@ -157,9 +157,11 @@ describe("the house (issue 24)", function()
         starts = true,
         run = function(fn, _, ask, made, ...)
           seen.ask, seen.made = ask, made
-          local res = { pcall(fn, "first", ...) }
-          if res[1] then res[#res + 1] = { dot = "D", golden = "G", notes = { "n" } } end
-          return (table.unpack or unpack)(res) -- luacheck: ignore
+          local function packed(...) return { n = select("#", ...), ... } end
+          local res = packed(pcall(fn, "first", ...))
+          if not res[1] then return false, res[2] end
+          return true, { dot = "D", golden = "G", notes = { "n" } },
+            (table.unpack or unpack)(res, 2, res.n) -- luacheck: ignore
         end,
       }
     end

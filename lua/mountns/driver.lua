@@ -24,8 +24,8 @@
 -- * `starts`: true when the runner hears the scenario's start (a process
 --   it bounds: the kernel's);
 -- * `run(fn, opts, ask, checked, ...)`: runs fn(first namespace, ...)
---   within `ask.timeout`; returns `true`, fn's results and the ending
---   (`driver.ending`, or nil), or `false` and the error.
+--   within `ask.timeout`; returns `true`, the ending (`driver.ending`, or
+--   nil) and fn's results, or `false` and the error.
 -- @module mountns.driver
 
 local argcheck = require "mountns.args"
@@ -38,10 +38,6 @@ local has_core, core = pcall(require, "mountns.core")
 local M = {}
 
 local unpack = table.unpack or unpack -- luacheck: ignore
-
-local function pack(...)
-  return { n = select("#", ...), ... }
-end
 
 --- A scenario's timeout when neither it nor `mountns run` gives one, in
 -- seconds.
@@ -69,13 +65,14 @@ end
 -- options and calls this).
 -- @tparam table opts run_file's options
 -- @tparam function chunk the script
--- @return pcall's results
+-- @treturn boolean whether the chunk ran to its end
+-- @return its error
 function M.run_script(opts, chunk)
   local saved = running
   running = opts
-  local res = pack(pcall(chunk))
+  local ok, err = pcall(chunk)
   running = saved
-  return unpack(res, 1, res.n)
+  return ok, err
 end
 
 --- What a scenario leaves at its end, as `ask` asks for it: `dot`, the
@@ -100,6 +97,22 @@ function M.ending(ask, open)
     ended.dot = ok and text or false
   end
   return ended
+end
+
+-- The end of a scenario: `ok`, then the ending and fn's results or the
+-- error (a backend's run's results). Under a run reported, nil returned
+-- for a failure; else fn's results returned or its error raised. (Its
+-- arguments, not a table: a model scenario is a few microseconds.)
+local function conclude(run, title, t0, ok, x, ...)
+  if run then
+    local ended = ok and x or {}
+    run.report(title, ok, not ok and x or nil, clock() - t0, ended.dot, ended.golden,
+               ended.notes)
+    if not ok then return nil end
+  elseif not ok then
+    error(x, 0)
+  end
+  return ...
 end
 
 --- Run a scenario on a backend: `[name,] fn [, opts], ...` read and
@@ -130,27 +143,19 @@ function M.scenario(backend, level, name, fn, opts, ...)
   local run = running
   local checked = backend.check and backend.check(opts, argn, level + 1, run)
   local title = name or "(unnamed scenario)"
-  local ask = { timeout = opts.timeout or (run and run.timeout) or M.DEFAULT_TIMEOUT,
-                dot = run and run.dot and title or nil, golden = run and run.golden or nil,
-                both = run and run.both or nil }
-  local t0 = clock()
-  local res = pack(true)
-  if backend.prepare then res = pack(pcall(backend.prepare)) end
-  if res[1] then
-    -- under mountns run: the runner learns that the scenario's process
-    -- starts, and bounds it too (report closes it)
-    if run and run.start and backend.starts then run.start(title, ask.timeout) end
-    res = pack(backend.run(fn, opts, ask, checked, ...))
-  end
+  local ask = { timeout = opts.timeout or (run and run.timeout) or M.DEFAULT_TIMEOUT }
   if run then
-    local ended = res[1] and res[res.n] or {}
-    run.report(title, res[1], not res[1] and res[2] or nil, clock() - t0,
-               ended.dot, ended.golden, ended.notes)
-    if not res[1] then return nil end
-  elseif not res[1] then
-    error(res[2], 0)
+    ask.dot, ask.golden, ask.both = run.dot and title or nil, run.golden, run.both
   end
-  return unpack(res, 2, res.n - 1)
+  local t0 = clock()
+  if backend.prepare then
+    local ok, err = pcall(backend.prepare)
+    if not ok then return conclude(run, title, t0, false, err) end
+  end
+  -- under mountns run: the runner learns that the scenario's process
+  -- starts, and bounds it too (report closes it)
+  if run and run.start and backend.starts then run.start(title, ask.timeout) end
+  return conclude(run, title, t0, backend.run(fn, opts, ask, checked, ...))
 end
 
 return M

@@ -30,6 +30,10 @@ local function pack(...)
   return { n = select("#", ...), ... }
 end
 
+local function pass(...)
+  return ...
+end
+
 -- The class, for code that used it from here (mountns.luassert).
 M.Namespace = namespace.Namespace
 M.is_namespace = namespace.is_namespace
@@ -269,9 +273,17 @@ function kernel.prepare()
   get_template()
 end
 
+-- the child's results (fn's, then the ending: see run_inside) as the
+-- driver takes them: true, the ending, fn's results
+local function reordered(ok, ...)
+  if not ok then return false, ... end
+  local res = pack(...)
+  return true, res[res.n], unpack(res, 1, res.n - 1)
+end
+
 function kernel.run(fn, opts, ask, _, ...)
-  return pcall(isolate.spawn, enter_template, { timeout = ask.timeout }, run_inside, fn, opts,
-               ask, ...)
+  return reordered(pcall(isolate.spawn, enter_template, { timeout = ask.timeout }, run_inside,
+                         fn, opts, ask, ...))
 end
 
 --- Run a scenario.
@@ -288,9 +300,9 @@ function M.scenario(...)
     lazy.load(shell)
     backend = model.backend
   end
-  -- not a tail call: the driver's usage errors name the caller's line
-  local res = pack(driver.scenario(backend, 2, ...))
-  return unpack(res, 1, res.n)
+  -- driver.scenario not in a tail call (its results are pass's
+  -- arguments): its usage errors name the caller's line
+  return pass(driver.scenario(backend, 2, ...))
 end
 
 -- the names of the options in run_problem's reasons: the functions'

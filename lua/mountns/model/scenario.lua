@@ -164,7 +164,7 @@ end
 local backend = { OPTIONS = { "timeout", "label", "locked_root", "linux" } }
 M.backend = backend
 
--- the world and its first namespace, made before the scenario's time
+-- the first namespace of a fresh world, made before the scenario's time
 -- starts (their usage errors raised at the scenario's caller)
 function backend.check(opts, argn, level, run)
   if opts.locked_root ~= nil and type(opts.locked_root) ~= "boolean" then
@@ -174,13 +174,20 @@ function backend.check(opts, argn, level, run)
   local linux = opts.linux
   if linux == nil and run then linux = run.linux end
   local w = new_world(rules_for(linux, "scenario", argn, level + 1))
-  local first = w:namespace(opts.label == nil and opts.locked_root == nil and NO_OPTIONS
+  return w:namespace(opts.label == nil and opts.locked_root == nil and NO_OPTIONS
     or { label = opts.label, locked_root = opts.locked_root })
-  return { world = w, first = first }
 end
 
-function backend.run(fn, _, ask, made, ...)
-  local first = made.first
+-- bounded's results as the driver takes them: true, the ending (the
+-- picture and golden text only for a scenario that passed, which the
+-- runner shows: one stopped at its timeout may have left a model call
+-- half done), fn's results; or false and the error
+local function ended(ask, w, ok, ...)
+  if not ok then return false, ... end
+  return true, (ask.dot or ask.golden) and driver.ending(ask, open_namespaces(w)) or nil, ...
+end
+
+function backend.run(fn, _, ask, first, ...)
   -- (Lua 5.1's xpcall passes no arguments: a closure; fn called through
   -- `pass`, not in a tail call, so body stays on the stack while fn runs:
   -- `bounded` looks for it there)
@@ -191,15 +198,7 @@ function backend.run(fn, _, ask, made, ...)
     local args = pack(...)
     body = function() return pass(fn(first, unpack(args, 1, args.n))) end
   end
-  local res = pack(bounded(body, traceback, ask.timeout))
-  -- the picture and golden text only for a scenario that passed (the
-  -- runner shows no other's): one stopped at its timeout may have left a
-  -- model call half done
-  if res[1] then
-    res.n = res.n + 1
-    res[res.n] = driver.ending(ask, open_namespaces(made.world))
-  end
-  return unpack(res, 1, res.n)
+  return ended(ask, first.world, bounded(body, traceback, ask.timeout))
 end
 
 --- Run a scenario on the model: the signature and option checks of
@@ -212,9 +211,9 @@ end
 -- @tparam[opt] table opts
 -- @return fn's results
 function M.scenario(...)
-  -- not a tail call: the driver's usage errors name the caller's line
-  local res = pack(driver.scenario(backend, 2, ...))
-  return unpack(res, 1, res.n)
+  -- driver.scenario not in a tail call (its results are pass's
+  -- arguments): its usage errors name the caller's line
+  return pass(driver.scenario(backend, 2, ...))
 end
 
 return M
