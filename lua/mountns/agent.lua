@@ -149,14 +149,8 @@ function M.start(parent, userns, propagation, serial)
   -- requests in one pipe, replies in another (a pipe round trip costs
   -- less than a Unix socket's, SIGPIPE dance included: measured in
   -- `git show 17eacb7:bench/RESULTS.md`, "Agent calls and the lock probe")
-  local req_r, req_w = assert(core.pipe())
-  local rep_r, rep_w = core.pipe()
-  if not rep_r then
-    core.close_fd(req_r); core.close_fd(req_w)
-    return nil, "agent: " .. rep_w
-  end
-  local pid, ferr = child.fork(function()
-    core.close_fd(req_w); core.close_fd(rep_r)
+  local proc, ferr = child.spawn({ up = { "rep" }, down = { "req" } }, function(fds)
+    local req_r, rep_w = fds.req, fds.rep
     -- no code of the user runs here: a reply is one write(2), a caller
     -- gone an EPIPE (csrc/fdio.c)
     core.ignore_sigpipe()
@@ -180,14 +174,10 @@ function M.start(parent, userns, propagation, serial)
     end
     return 0
   end)
-  core.close_fd(req_r)
-  core.close_fd(rep_w)
-  if not pid then
-    core.close_fd(req_w); core.close_fd(rep_r)
-    return nil, "agent: " .. ferr
-  end
-  local agent = setmetatable({ pid = pid, req = req_w, rep = rep_r }, { __index = M })
-  local r = receive(rep_r)
+  if not proc then return nil, "agent: " .. ferr end
+  local agent = setmetatable({ pid = proc.pid, proc = proc, req = proc.fds.req,
+                               rep = proc.fds.rep }, { __index = M })
+  local r = receive(agent.rep)
   if not (r and r[1]) then
     agent:stop()
     return nil, "unshare (user): " .. tostring(r and r[2] or "the agent died")
@@ -197,8 +187,7 @@ end
 
 -- Close the caller's ends of the agent's pipes.
 local function close_channel(self)
-  pcall(core.close_fd, self.req)
-  pcall(core.close_fd, self.rep)
+  self.proc:close()
 end
 
 -- The agent is gone: reap it (once) and raise, naming it, how it ended and
@@ -209,9 +198,9 @@ local function dead(self, call, why, gone)
     close_channel(self)
     self.stopped = true
     -- gone (its pipe's end: EOF, EPIPE), or talking nonsense: stop it
-    if not gone then core.kill(self.pid, "KILL") end
+    if not gone then self.proc:kill() end
     self.reaped = true
-    self.ending = child.ending(core.waitpid(self.pid))
+    self.ending = child.ending(self.proc:wait())
   end
   error(string.format("%s: the agent (PID %d) of this namespace's user "
     .. "namespace %s%s", call, self.pid, self.ending,
@@ -268,7 +257,7 @@ function M:kill()
   if self.stopped then return end
   self.stopped = true
   close_channel(self)
-  core.kill(self.pid, "KILL")
+  self.proc:kill()
 end
 
 --- End the agent process and reap it.
@@ -276,7 +265,7 @@ function M:stop()
   self:kill()
   if not self.reaped then
     self.reaped = true
-    core.waitpid(self.pid)
+    self.proc:wait()
   end
 end
 

@@ -502,6 +502,149 @@ function M.fork(body, ...)
   return pid, err, errno
 end
 
+-- ---- spawn: the one way a mountns module starts a child --------------------
+-- Every child mountns forks (isolate's, a scenario's template maker, the
+-- helper of ns:pid, ns:exec's supervisor and its tool, an agent, another
+-- namespace's reader, a `mountns run` script's process, the probe of user
+-- namespaces) starts here, with its pipes named, so the rules of the
+-- trust issue live in one place: the caller's ends of the pipes are kept
+-- from every other child (`keep_from_children`: no child can hold or
+-- write another's channel), the child's ends are closed in the caller
+-- and the caller's in the child, every wait is bounded by the child's
+-- deadline (`core.waitpid(pid, "block", timeout)`), and a child that runs
+-- past it is killed with its whole tree (`kill_tree`). No module but this
+-- one calls `core.fork`, `core.waitpid` or `core.kill_tree`
+-- (spec/tools/layers.lua checks it).
+
+local Proc = {}
+Proc.__index = Proc
+
+-- close every fd of a list (pcall: the list may hold a failed pipe's nil)
+local function close_all(fds)
+  for _, fd in pairs(fds) do core.close_fd(fd) end
+end
+
+--- Fork a child with named pipes between it and the caller.
+-- @tparam table spec `up`: the names of the pipes the child writes and the
+-- caller reads; `down`: those the caller writes and the child reads;
+-- `timeout` (seconds, optional): the child's deadline, which bounds
+-- `receive`, `wait` and `finish` when they are given no timeout
+-- @tparam function body body(fds, ...) runs in the child (see `fork`):
+-- fds[name] is the child's end of each pipe, the caller's ends closed
+-- @param ... body's arguments
+-- @treturn[1] table the child: `pid`, `fds` (the caller's end of each pipe,
+-- by name), `deadline`; the methods below
+-- @return[2] nil
+-- @treturn[2] string "pipe: ..." or "fork: ..."
+-- @treturn[2] int errno
+function M.spawn(spec, body, ...)
+  local mine, theirs = {}, {}
+  local function pipes(names, up)
+    for _, name in ipairs(names or {}) do
+      local r, w, errno = core.pipe()
+      if not r then return w, errno end
+      if up then mine[name], theirs[name] = r, w else mine[name], theirs[name] = w, r end
+    end
+  end
+  local err, errno = pipes(spec.up, true)
+  if not err then err, errno = pipes(spec.down, false) end
+  if err then
+    close_all(mine); close_all(theirs)
+    return nil, err, errno
+  end
+  local pid, ferr, ferrno = M.fork(function(...)
+    close_all(mine)
+    return body(theirs, ...)
+  end, ...)
+  close_all(theirs)
+  if not pid then
+    close_all(mine)
+    return nil, ferr, ferrno
+  end
+  for _, fd in pairs(mine) do M.keep_from_children(fd) end
+  return setmetatable({ pid = pid, fds = mine,
+                        deadline = spec.timeout and core.clock() + spec.timeout }, Proc)
+end
+
+--- The seconds left until the child's deadline (0 past it), nil without one.
+function Proc:left()
+  return self.deadline and math.max(0, self.deadline - core.clock())
+end
+
+--- Close the caller's end of the pipe `name`, or of every pipe; twice is harmless.
+-- @tparam[opt] string name
+function Proc:close(name)
+  for n, fd in pairs(self.fds) do
+    if name == nil or n == name then
+      M.keep_from_children(fd, false)
+      core.close_fd(fd)
+      self.fds[n] = nil
+    end
+  end
+end
+
+--- Receive one frame (`receive`) from the pipe `name`, for `timeout`
+-- seconds at most (default: until the child's deadline).
+function Proc:receive(name, timeout)
+  return M.receive(self.fds[name], timeout or self:left())
+end
+
+--- Wait for the child's end, for `timeout` seconds at most (default: until
+-- its deadline; without one, for as long as it takes; 0: a look). Reaps it
+-- once: later calls return the same.
+-- @treturn[1] string "exited" or "killed", and the status or signal (as `core.waitpid`)
+-- @treturn[2] string "running": still running when the time was up
+-- @return[3] nil
+-- @treturn[3] string "waitpid: ..." (as `core.waitpid`)
+function Proc:wait(timeout)
+  return self:reap(timeout or self:left())
+end
+
+-- wait's work: timeout nil waits for as long as it takes
+function Proc:reap(timeout)
+  if self.how then return self.how, self.code end
+  local how, code
+  if timeout == 0 then
+    how, code = core.waitpid(self.pid, "nohang")
+  elseif timeout then
+    how, code = core.waitpid(self.pid, "block", timeout)
+  else
+    how, code = core.waitpid(self.pid)
+  end
+  if how == "running" or not how then return how, code end
+  self.how, self.code = how, code
+  return how, code
+end
+
+--- SIGKILL the child alone, not waiting (`wait` reaps it): for a child that
+-- runs no code of the user and forks nothing (an agent, a helper).
+function Proc:kill()
+  if not self.how then core.kill(self.pid, "KILL") end
+end
+
+--- Kill the child and every process under it (`kill_tree`: each stopped
+-- before its children are read), and reap it. Its pipes stay open (what
+-- it wrote can still be read): `close` closes them.
+-- @return how it ended, as `wait`
+function Proc:kill_tree()
+  if self.how then return self.how, self.code end
+  M.kill_tree(self.pid)
+  return self:reap()
+end
+
+--- The child's end: its pipes closed, waited for `timeout` seconds at most
+-- (default: until its deadline), then killed with its tree.
+-- @treturn string how, as `wait`
+-- @return code
+-- @treturn boolean true when it was killed for running past the time
+function Proc:finish(timeout)
+  self:close()
+  local how, code = self:wait(timeout)
+  if how ~= "running" then return how, code, false end
+  how, code = self:kill_tree()
+  return how, code, true
+end
+
 --- Nothing a child starts outlives it. A forked child gets SIGKILL when
 -- its parent dies (core.fork), but what a program it runs forks does
 -- not, and an orphan goes to PID 1: `sh -c "sleep 25 &"` run by ns:exec

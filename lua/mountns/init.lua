@@ -28,6 +28,7 @@ local watch = lazy.require "mountns.watch"
 local mounts = lazy.require "mountns.mounts"
 local explain = lazy.require "mountns.explain"
 local shell = lazy.require "mountns.shell"
+local child = lazy.require "mountns.child"
 
 local M = {}
 
@@ -118,21 +119,16 @@ end
 -- grandchild that waits on a pipe; nil when it cannot be made. For the
 -- probe below: runs inside isolate's child.
 local function userns_handle()
-  local r1, w1 = assert(core.pipe())
-  local r2, w2 = assert(core.pipe())
-  local pid = assert(core.fork())
-  if pid == 0 then
-    core.close_fd(r1); core.close_fd(w2)
-    if core.unshare { mount = false, user = true, map_root = true } then
-      core.write_fd(w1, "r")
-    end
-    core.read_exact(r2, 1)
-    core._exit(0)
-  end
-  core.close_fd(w1); core.close_fd(r2)
-  local h = core.read_exact(r1, 1) == "r" and core.namespace(pid, "user")
-  core.close_fd(w2); core.close_fd(r1)
-  core.waitpid(pid)
+  local proc = assert(child.spawn({ up = { "ready" }, down = { "go" }, timeout = 30 },
+    function(fds)
+      if core.unshare { mount = false, user = true, map_root = true } then
+        core.write_fd(fds.ready, "r")
+      end
+      core.read_exact(fds.go, 1)
+    end))
+  local h = core.read_exact(proc.fds.ready, 1, proc:left()) == "r"
+    and core.namespace(proc.pid, "user")
+  proc:finish()
   return h
 end
 

@@ -10,10 +10,12 @@ local core = require "mountns.core"
 local argcheck = require "mountns.args"
 local child_proto = require "mountns.child"
 local verdict = require "mountns.verdict"
+local driver = require "mountns.driver"
 
 local M = {}
---- A child's timeout when the caller gives none, in seconds.
-M.DEFAULT_TIMEOUT = 60
+--- A child's timeout when the caller gives none, in seconds: a
+-- scenario's (`mountns.driver`).
+M.DEFAULT_TIMEOUT = driver.DEFAULT_TIMEOUT
 
 --- debug.traceback cut at the first frame of lua/mountns/<module>.lua
 -- (see mountns.child.traceback).
@@ -52,12 +54,12 @@ end
 -- error, and only then run what setup
 -- returned (the teardown);
 -- returns the exit status.
-local function child(setup, r, w, fn, ...)
+local function child(fds, setup, fn, ...)
   -- first: the child's allocations from a fresh arena, the collector
   -- stopped (fewer copy-on-write faults on the caller's heap; Lua 5.4)
   core.fresh_heap()
   child_proto.contain()
-  core.close_fd(r)
+  local w = fds.result
   -- the one result goes through w: no agent or helper forked here may
   -- write into it or hold it open (its end of file tells the parent that
   -- the result is whole)
@@ -135,12 +137,8 @@ function M.reap_later()
   later_pid = core.getpid()
 end
 
--- The seconds left until deadline (a core.clock() time), 0 past it.
-local function left(deadline)
-  return math.max(0, deadline - core.clock())
-end
-
--- The parent's side of the protocol, every step bounded by deadline: one
+-- The parent's side of the protocol, every step bounded by the child's
+-- deadline (proc, from child.spawn): one
 -- frame, then the end of file (the child closes its end once it sent the
 -- frame), then, unless `later` (reap_later), the child's exit. Returns
 -- the frame's kind and body (nil, nil: none came) and the exit's how and
@@ -149,9 +147,9 @@ end
 -- frame, a second one).
 -- Whatever the child does (closes its fds, writes garbage into them,
 -- loops), the wait ends by the deadline.
-local function await(pid, r, timeout, deadline, later)
+local function await(proc, timeout, later)
   local past = "ran past its timeout of %g s and was killed"
-  local kind, body = child_proto.receive(r, left(deadline))
+  local kind, body = proc:receive("result")
   if kind then
     if kind ~= "o" and kind ~= "e" and kind ~= "f" and kind ~= "s" then
       return false, "broke the result protocol (a frame of unknown kind "
@@ -159,7 +157,7 @@ local function await(pid, r, timeout, deadline, later)
     end
     -- a byte more is a second frame (or garbage): the protocol is broken
     -- at once, whatever follows
-    local more, why = core.read_exact(r, 1, left(deadline))
+    local more, why = core.read_exact(proc.fds.result, 1, proc:left())
     if why == "timeout" then
       return false, string.format(past .. " (its result was in, its result pipe still open)",
                                   timeout), "timeout"
@@ -177,7 +175,7 @@ local function await(pid, r, timeout, deadline, later)
     return false, "broke the result protocol (" .. (body == "corrupt frame"
       and "a corrupt frame header" or tostring(body)) .. ") and was killed"
   end
-  local how, code = core.waitpid(pid, "block", left(deadline))
+  local how, code = proc:wait()
   if how == "running" then
     return false, string.format(past .. (kind and " (its result was in, its process not ended)"
       or " (it closed its result pipe without a result)"), timeout), "timeout"
@@ -200,24 +198,18 @@ local function spawn(setup, opts, level, fn, ...)
     probed = true
   end
   if exiting[1] then M.reap() end
-  local r, w = core.pipe()
-  if not r then error("isolate: " .. w, level + 1) end
-  local pid, ferr = child_proto.fork(child, setup, r, w, fn, ...)
-  if not pid then
-    core.close_fd(r); core.close_fd(w)
-    error("isolate: " .. ferr, level + 1)
-  end
-  core.close_fd(w)
-  local deadline = core.clock() + timeout
+  local proc, ferr = child_proto.spawn({ up = { "result" }, timeout = timeout }, child,
+                                       setup, fn, ...)
+  if not proc then error("isolate: " .. ferr, level + 1) end
+  local pid = proc.pid
   local later = later_pid ~= nil and later_pid == core.getpid()
   -- an error while waiting (Ctrl-C in the standalone interpreter raises
   -- "interrupted!" as the wait returns) ends the child too
-  local waited, kind, body, how, code = pcall(await, pid, r, timeout, deadline, later)
-  core.close_fd(r)
+  local waited, kind, body, how, code = pcall(await, proc, timeout, later)
+  proc:close()
   if not waited or kind == false then
     -- the child and all it started (agents, tools, their orphans)
-    child_proto.kill_tree(pid)
-    core.waitpid(pid)
+    proc:kill_tree()
     if not waited then error(kind, 0) end
     -- a timeout is told apart from an error (mountns.verdict)
     verdict.raise(how == "timeout" and "timeout" or "error",
@@ -225,12 +217,12 @@ local function spawn(setup, opts, level, fn, ...)
   end
   if later and kind then
     -- reap_later: the result is in, the child's exit is not waited for
-    if core.waitpid(pid, "nohang") == "running" then
-      exiting[#exiting + 1], exit_by[pid] = pid, deadline
+    if proc:wait(0) == "running" then
+      exiting[#exiting + 1], exit_by[pid] = pid, proc.deadline
     end
   end
   local decoded, vals
-  if kind == "o" then decoded, vals = pcall(child_proto.decode, body, deadline) end
+  if kind == "o" then decoded, vals = pcall(child_proto.decode, body, proc.deadline) end
   if kind == "o" then
     if not decoded then error("isolate: bad result from child: " .. vals, level + 1) end
     return unpack(vals, 1, vals.n)

@@ -66,22 +66,15 @@ local function must(v, err)
 end
 
 local function in_namespace(h, what, produce)
-  local r, w = core.pipe()
-  if not r then return nil, w end
-  local pid, ferr, ferrno = child.fork(function()
-    core.close_fd(r)
-    local ok, text = pcall(function() return must(h:enter()) and produce() end)
-    child.send(w, ok and "o" or "e", ok and text or child.message(text))
-  end)
-  if not pid then
-    core.close_fd(r); core.close_fd(w)
-    return nil, ferr, ferrno
-  end
-  core.close_fd(w)
-  local kind, body = child.receive(r, CHILD_TIMEOUT)
-  core.close_fd(r)
-  if kind == nil and body == "timeout" then core.kill(pid, "KILL") end
-  local how, code = core.waitpid(pid)
+  local proc, ferr, ferrno = child.spawn({ up = { "result" }, timeout = CHILD_TIMEOUT },
+    function(fds)
+      local ok, text = pcall(function() return must(h:enter()) and produce() end)
+      child.send(fds.result, ok and "o" or "e", ok and text or child.message(text))
+    end)
+  if not proc then return nil, ferr, ferrno end
+  local kind, body = proc:receive("result")
+  -- past the deadline (a receive that timed out): killed at once
+  local how, code = proc:finish()
   if kind == "o" then return body end
   if kind ~= "e" then
     body = string.format("the child %s (%s)", child.ending(how, code), tostring(body))

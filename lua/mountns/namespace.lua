@@ -18,6 +18,7 @@ local mtable = require "mountns.table"
 local argcheck = require "mountns.args"
 local child = require "mountns.child"
 local ops = require "mountns.ops"
+local tool = require "mountns.tool"
 local lazy = require "mountns.lazy" -- loaded on first use:
 local agent = lazy.require "mountns.agent"
 local mounts = lazy.require "mountns.mounts"
@@ -612,12 +613,9 @@ function Namespace:pid()
   check_open(self, "pid")
   if self.pid_ then return self.pid_ end
   local h = handle_of(self)
-  local r, w = assert(core.pipe())
-  local ready_r, ready_w = assert(core.pipe())
   -- the helper: enter the namespace, say so, then wait until the
   -- scenario closes the pipe or dies (PR_SET_PDEATHSIG kills it then too)
-  local pid = assert(child.fork(function()
-    core.close_fd(w); core.close_fd(ready_r)
+  local proc = assert(child.spawn({ up = { "ready" }, down = { "hold" } }, function(fds)
     local ok, err = h:enter()
     -- the scenario's namespace fds would keep those namespaces alive
     -- after ns:close(): the helper holds none
@@ -625,143 +623,25 @@ function Namespace:pid()
     -- no capability: an ns:exec tool (which has none) may then read its
     -- /proc/PID/root and the like (ptrace's rule: a subset of its own)
     if ok then ok, err = core.drop_capabilities() end
-    core.write_fd(ready_w, ok and "ok" or err)
-    core.close_fd(ready_w)
-    core.read_all(r)
+    core.write_fd(fds.ready, ok and "ok" or err)
+    core.close_fd(fds.ready)
+    core.read_all(fds.hold)
   end))
-  core.close_fd(r); core.close_fd(ready_w)
-  local status = core.read_all(ready_r)
-  core.close_fd(ready_r)
-  self.pid_, self.pid_fd = pid, w
+  local status = core.read_all(proc.fds.ready)
+  proc:close("ready")
+  self.pid_, self.pid_proc = proc.pid, proc
   if status ~= "ok" then
     self:close_pid()
     error("pid: " .. tostring(status), 2)
   end
-  return pid
+  return proc.pid
 end
 
--- ---- ns:exec: a host tool, read-only -----------------------------------------
--- A tool runs on the host's files (its binary, libraries, `/proc`: a
--- scenario's `/` is a bare tmpfs) and must change none of them: it runs
--- in a throw-away private copy of the isolate's namespace (the host's
--- tree) whose every mount is made read-only (one recursive
--- mount_setattr), with a /dev of the harmless devices only (a tool
--- running as root could write a disk's device node: a read-only mount
--- does not stop that) and a fresh tmpfs at /dev/shm (its scratch space:
--- HOME and TMPDIR; /tmp stays the host's, read-only: a tree that lives
--- under /tmp stays visible), and without any capability (it cannot
--- remount, mount, or bypass a file's permissions; set-user-ID programs
--- do not raise it again: no_new_privs). It sees ns through /proc/self
--- (see ns:exec). Its process tree ends with it: a supervisor between
--- the scenario and the tool is a child subreaper, waits for the tool,
--- then kills what it left (mountns.child.contain).
+-- ---- ns:exec: a host tool, read-only (mountns.tool) ------------------------
 
 --- The environment of a tool run by `ns:exec`, before its `env` option
--- adds to it: `MOUNTNS_PID` is added too (ns:pid()).
-M.TOOL_ENV = { PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-               HOME = "/dev/shm", TMPDIR = "/dev/shm", LANG = "C" }
-
--- The devices a tool's /dev has, bound from the host's.
-local TOOL_DEVICES = { "null", "zero", "full", "random", "urandom", "tty" }
-
--- Every mount of this namespace read-only: mount_setattr(2) with
--- AT_RECURSIVE, or, without it (before Linux 5.12; valgrind), a bind
--- remount of each mount, keeping its per-mount flags (those a namespace
--- of a less privileged user namespace cannot clear: EPERM).
-local function read_only_tree()
-  local ok, err, errno = core.mount_setattr("/", { recursive = true, ro = true })
-  if ok then return end
-  if errno ~= core.errno.ENOSYS then error(err, 0) end
-  local t = assert(core.mountinfo())
-  for _, m in ipairs(t) do
-    local flags = { "ro" }
-    for f in (m.options or ""):gmatch("[^,]+") do
-      if f ~= "rw" and f ~= "ro" then flags[#flags + 1] = f end
-    end
-    -- a mount under another one at the same path cannot be reached
-    core.remount(m.target, flags, nil, { bind = true })
-  end
-end
-
--- The tool's /dev: a tmpfs with the host's devices bound on files of
--- it and a writable tmpfs at /dev/shm, made on /tmp (the one place
--- sure to exist), then moved to /dev (/tmp is the host's again).
-local function tool_dev()
-  local function try(ok, err) if not ok then error(err, 0) end end
-  try(core.mount("tool-dev", "/tmp", "tmpfs", "nosuid,noexec", "mode=0755"))
-  for _, d in ipairs(TOOL_DEVICES) do
-    if core.exists("/dev/" .. d) then
-      try(ops.write("/tmp/" .. d, ""))
-      try(core.bind("/dev/" .. d, "/tmp/" .. d))
-    end
-  end
-  for name, to in pairs { fd = "/proc/self/fd", stdin = "/proc/self/fd/0",
-                          stdout = "/proc/self/fd/1", stderr = "/proc/self/fd/2" } do
-    try(core.symlink(to, "/tmp/" .. name))
-  end
-  try(core.mkdir("/tmp/shm"))
-  try(core.mount("tool-shm", "/tmp/shm", "tmpfs", "nosuid,nodev", "mode=1777"))
-  try(core.remount("/tmp", "ro,nosuid,noexec", nil, { bind = true }))
-  try(core.move("/tmp", "/dev"))
-end
-
--- The tool's process (forked by the supervisor): the namespace set up
--- (see above), then exec. Only returns when the tool cannot be run.
-local function tool(host, helper, argv, env, fds)
-  local function try(ok, err)
-    if not ok then error(err, 0) end
-  end
-  -- the isolate's namespace (/ is the host's tree), then a private copy
-  -- of it, so what follows stays in this process
-  try(host:enter())
-  host:close()
-  try(core.unshare { mount = true, propagation = "private" })
-  read_only_tree()
-  tool_dev()
-  -- the mount files only: the rest of /proc/self (maps, fd, exe) must
-  -- stay the tool's own (the loader and sanitizers read them)
-  local me = core.getpid()
-  for _, f in ipairs { "mountinfo", "mounts", "mountstats",
-                       "task/%d/mountinfo", "task/%d/mounts" } do
-    try(core.bind("/proc/" .. helper .. "/" .. f:format(helper),
-                  "/proc/" .. me .. "/" .. f:format(me)))
-  end
-  try(core.drop_capabilities())
-  fds.env = env
-  local _, err = core.execvp(argv, fds)
-  error(err, 0)
-end
-
--- The environment list of a tool: TOOL_ENV, MOUNTNS_PID, then `env`.
-local function tool_env(helper, env)
-  local vars = { MOUNTNS_PID = tostring(helper) }
-  for k, v in pairs(M.TOOL_ENV) do vars[k] = v end
-  for k, v in pairs(env or {}) do vars[k] = v end
-  local list = {}
-  for k, v in pairs(vars) do list[#list + 1] = k .. "=" .. v end
-  table.sort(list)
-  return list
-end
-
--- ns:exec's option `env`: a table of names (`[%a_][%w_]*`) and string
--- values.
-local function check_env(env)
-  if env == nil then return end
-  if type(env) ~= "table" then
-    argcheck.error("ns:exec", 2, "option 'env': a table of NAME = value strings expected, "
-      .. "got " .. type(env), 4)
-  end
-  for k, v in pairs(env) do
-    if type(k) ~= "string" or not k:match("^[%a_][%w_]*$") then
-      argcheck.error("ns:exec", 2, "option 'env': " .. tostring(k)
-        .. " is not a variable's name", 4)
-    end
-    if type(v) ~= "string" or v:find("\0", 1, true) then
-      argcheck.error("ns:exec", 2, "option 'env': " .. k .. ": a string without NUL "
-        .. "expected, got " .. type(v), 4)
-    end
-  end
-end
+-- adds to it (`mountns.tool.ENV`): `MOUNTNS_PID` is added too (ns:pid()).
+M.TOOL_ENV = tool.ENV
 
 --- Run a host tool that looks at this namespace: `ns:exec{"findmnt", "-o",
 -- "TARGET,PROPAGATION"}`, `ns:exec{"cat", "/proc/self/mountinfo"}`.
@@ -805,86 +685,24 @@ function Namespace:exec(argv, opts)
   opts = argcheck.options(opts, "ns:exec", 2, { "timeout", "env" }, 2)
   local timeout = argcheck.seconds(opts.timeout, "ns:exec", 2, "option 'timeout'", 2)
     or 60
-  check_env(opts.env)
+  tool.check_env(opts.env)
   local host = state.host
   if not host then error("ns:exec: the isolate's namespace is gone", 2) end
   local helper = self:pid()
-  local env = tool_env(helper, opts.env)
-  local out_r, out_w = assert(core.pipe())
-  local err_r, err_w = assert(core.pipe())
-  local in_r, in_w = assert(core.pipe())
-  local st_r, st_w = assert(core.pipe())
-  -- the supervisor: forks the tool, waits for it, kills what it left,
-  -- and reports how it ended (an "o" frame), after the tool's "e" frame
-  -- if it could not be run
-  local pid, ferr = child.fork(function()
-    child.contain()
-    core.close_fd(out_r); core.close_fd(err_r); core.close_fd(in_w); core.close_fd(st_r)
-    core.close_namespaces(host)
-    local fds = { stdin = in_r, stdout = out_w, stderr = err_w }
-    local tpid, terr = child.fork(function()
-      local _, e = pcall(tool, host, helper, argv, env, fds)
-      -- only reached when the tool could not be run (st_w closes on exec)
-      child.send(st_w, "e", tostring(e))
-      return 127
-    end)
-    core.close_fd(in_r); core.close_fd(out_w); core.close_fd(err_w)
-    if not tpid then
-      child.send(st_w, "e", terr)
-      return 127
-    end
-    local how, code = core.waitpid(tpid)
-    child.kill_tree(core.getpid())
-    child.send(st_w, "o", child.encode("ending", { how, code, n = 2 }))
-    return 0
-  end)
-  if not pid then
-    for _, fd in ipairs { out_r, out_w, err_r, err_w, in_r, in_w, st_r, st_w } do
-      core.close_fd(fd)
-    end
-    error("ns:exec: " .. ferr, 2)
-  end
-  for _, fd in ipairs { out_w, err_w, in_r, in_w, st_w } do core.close_fd(fd) end
-  local stdout, stderr, so_far_out, so_far_err = core.read_outputs(out_r, err_r, timeout)
-  core.close_fd(out_r); core.close_fd(err_r)
-  if not stdout and stderr == "timeout" then
-    child.kill_tree(pid)
-    core.waitpid(pid)
-    core.close_fd(st_r)
-    error(string.format("ns:exec: %s ran past its timeout of %g s and was "
-      .. "killed (output so far: %q %q)", argv[1], timeout, so_far_out,
-      so_far_err), 2)
-  end
-  -- the supervisor's frames: the tool's error, if it could not be run,
-  -- then how it ended
-  local failed, how, code
-  while true do
-    local kind, body = child.receive(st_r, timeout)
-    if kind == "e" then failed = failed or body
-    elseif kind == "o" then
-      local ok, v = pcall(child.decode, body)
-      if ok then how, code = v[1], v[2] end
-    else break end
-  end
-  core.close_fd(st_r)
-  local show, scode = core.waitpid(pid)
-  if failed then error("ns:exec: " .. failed, 2) end
-  if not how then
-    error(string.format("ns:exec: %s: its supervisor %s", argv[1], child.ending(show, scode)), 2)
-  end
+  local result, err = tool.run(host, helper, argv, timeout, opts.env)
+  if not result then error(err, 2) end
   record(self, "exec", pack(argv, opts), nil, nil, 2)
-  return { code = how == "exited" and code or nil,
-           signal = how == "killed" and code or nil,
-           stdout = stdout, stderr = stderr }
+  return result
 end
 
 -- End the helper process of ns:pid(), if any, and reap it.
 function Namespace:close_pid()
   if self.pid_ then
-    core.close_fd(self.pid_fd)
-    core.kill(self.pid_, "KILL")
-    core.waitpid(self.pid_)
-    self.pid_ = nil
+    local proc = self.pid_proc
+    proc:close()
+    proc:kill()
+    proc:wait()
+    self.pid_, self.pid_proc = nil, nil
   end
 end
 

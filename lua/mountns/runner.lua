@@ -358,14 +358,22 @@ function M.run(files, opts)
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
   lazy.load_all()
+  -- the signals' fds: no script's process holds them (keep_from_children)
   local sigfds = {}
+  local function close_sigfds()
+    for _, f in ipairs(sigfds) do
+      child_proto.keep_from_children(f, false)
+      core.close_fd(f)
+    end
+  end
   for _, sig in ipairs(SIGNALS) do
     local fd, serr = core.signalfd(sig.name)
     if not fd then
-      for _, f in ipairs(sigfds) do core.close_fd(f) end
+      close_sigfds()
       return nil, serr
     end
     sigfds[#sigfds + 1] = fd
+    child_proto.keep_from_children(fd)
   end
   -- the scenarios' template namespace, once here too: a script's process,
   -- root, is in the runner's user namespace and reuses it (not root, its
@@ -425,27 +433,11 @@ function M.run(files, opts)
   -- reported, or nil and the error when the system refused a resource
   -- while other scripts run (the file is started later).
   local function start(path)
-    local fds, err = {}, nil
-    for _ = 1, 3 do
-      local r, w = core.pipe()
-      if not r then err = w; break end
-      fds[#fds + 1] = r
-      fds[#fds + 1] = w
-    end
-    local pid
-    if not err then
-      local ev_r, ev_w, out_r, out_w, ack_r, ack_w = unpack(fds)
-      pid, err = child_proto.fork(function()
-        core.close_fd(ev_r); core.close_fd(out_r); core.close_fd(ack_w)
-        for _, fd in ipairs(sigfds) do core.close_fd(fd) end
-        for _, o in ipairs(running) do -- the other scripts' ends: not this one's
-          core.close_fd(o.ev_r); core.close_fd(o.out_r); core.close_fd(o.ack_w)
-        end
-        return script_child(path, opts, ev_w, out_w, ack_r)
-      end)
-    end
-    if not pid then
-      for _, fd in ipairs(fds) do core.close_fd(fd) end
+    -- the signals' fds and the other scripts' ends of their pipes are
+    -- kept from this one's process (child.spawn, keep_from_children)
+    local proc, err = child_proto.spawn({ up = { "ev", "out" }, down = { "ack" } },
+      function(fds) return script_child(path, opts, fds.ev, fds.out, fds.ack) end)
+    if not proc then
       if running[1] then
         if not starved_said then
           io.stderr:write("mountns: run: ", core.escape(path), ": ", tostring(err),
@@ -457,14 +449,14 @@ function M.run(files, opts)
     end
     local st = { path = path, rep = rep:add(path), pictures = 0, out_open = true, results = 0,
                  stem = (opts.dot or opts.artifacts) and stem_of(path) }
-    if not pid then
+    if not proc then
       rep:error(st.rep, path, "cannot start its process: " .. tostring(err), 0,
         { missed = true, whole_file = true, crash = true })
       rep:finish(st.rep)
       return false
     end
-    core.close_fd(fds[2]); core.close_fd(fds[4]); core.close_fd(fds[5])
-    st.pid, st.ev_r, st.out_r, st.ack_w = pid, fds[1], fds[3], fds[6]
+    st.proc, st.pid = proc, proc.pid
+    st.ev_r, st.out_r, st.ack_w = proc.fds.ev, proc.fds.out, proc.fds.ack
     running[#running + 1] = st
     return true
   end
@@ -545,7 +537,7 @@ function M.run(files, opts)
   -- The script's process is done with: its fds closed, its slot free.
   local function release(st)
     if st.out_open then rep:output(st.rep, (drain(st.out_r))) end
-    core.close_fd(st.ev_r); core.close_fd(st.out_r); core.close_fd(st.ack_w)
+    st.proc:close()
     for i, o in ipairs(running) do
       if o == st then table.remove(running, i); break end
     end
@@ -561,10 +553,9 @@ function M.run(files, opts)
   -- run's timeout at most: `stuck`, it was killed then).
   local function finish(st, how, code, stuck)
     if st.broken or st.overdue then
-      child_proto.kill_tree(st.pid)
-      core.waitpid(st.pid)
+      st.proc:kill_tree()
     elseif st.done then
-      if core.waitpid(st.pid, "nohang") == "running" then
+      if st.proc:wait(0) == "running" then
         exiting[#exiting + 1], exiting_path[st.pid] = st.pid, st.path
       end
     end
@@ -613,13 +604,12 @@ function M.run(files, opts)
     local tick
     for _, st in ipairs { unpack(running) } do
       if st.closing_at then
-        local how, code = core.waitpid(st.pid, "nohang")
+        local how, code = st.proc:wait(0)
         local waited = core.clock() - st.closing_at
         if how ~= "running" then
           finish(st, how, code)
         elseif waited >= limit then
-          child_proto.kill_tree(st.pid)
-          core.waitpid(st.pid)
+          st.proc:kill_tree()
           finish(st, nil, nil, true)
         else
           -- 1 ms, doubling to 50 ms: an early exit is seen at once
@@ -773,8 +763,7 @@ function M.run(files, opts)
     rep:hold()
     for i = #running, 1, -1 do
       local st = running[i]
-      child_proto.kill_tree(st.pid) -- what its scenarios' tools forked too
-      core.waitpid(st.pid)
+      st.proc:kill_tree() -- what its scenarios' tools forked too
       release(st)
     end
     -- the processes still ending after their "done" (reaping their
@@ -782,7 +771,7 @@ function M.run(files, opts)
     for _, pid in ipairs(exiting) do child_proto.kill_tree(pid) end
   end
   reap(true)
-  for _, fd in ipairs(sigfds) do core.close_fd(fd) end
+  close_sigfds()
   local summary = rep:run_end(stop)
   if stop then
     for _, sig in ipairs(SIGNALS) do

@@ -4,7 +4,10 @@
 -- seed article's absolute paths (`/X`, `/Y`, `/Z`) verbatim and
 -- `ns:mounts()` shows only what the script mounted. `ns` is the first
 -- namespace (the article's `sh1`), of the class `mountns.namespace`;
--- `ns:unshare()` makes more. This module is the runner only.
+-- `ns:unshare()` makes more. This module is the scenario driver's kernel
+-- backend (`mountns.driver` reads the arguments, keeps the time and
+-- reports): the template namespace, the isolated child and what runs in
+-- it; and `run_file`, a script run as `mountns run` runs it.
 -- @module mountns.scenario
 
 local core = require "mountns.core"
@@ -14,10 +17,9 @@ local child = require "mountns.child"
 local verdict = require "mountns.verdict"
 local ops = require "mountns.ops"
 local namespace = require "mountns.namespace"
+local driver = require "mountns.driver"
 local lazy = require "mountns.lazy" -- loaded on first use:
-local dot = lazy.require "mountns.dot"
 local artifacts = lazy.require "mountns.artifacts"
-local format = require "mountns.format"
 local model = lazy.require "mountns.model"
 local mirror = lazy.require "mountns.mirror"
 local shell = lazy.require "mountns.shell"
@@ -28,6 +30,10 @@ local unpack = table.unpack or unpack -- luacheck: ignore
 
 local function pack(...)
   return { n = select("#", ...), ... }
+end
+
+local function pass(...)
+  return ...
 end
 
 -- The class, for code that used it from here (mountns.luassert).
@@ -90,35 +96,28 @@ end
 
 local function make_template()
   local _, euid = core.getuid()
-  local r, w = assert(core.pipe())
-  local go_r, go_w = assert(core.pipe())
-  local pid, ferr = child.fork(function()
-    core.close_fd(r); core.close_fd(go_w)
-    local ok, err = pcall(create, w, go_r)
-    if not ok then pcall(child.send, w, "e", child.message(err)) end
+  local proc, ferr = child.spawn({ up = { "report" }, down = { "go" } }, function(fds)
+    local ok, err = pcall(create, fds.report, fds.go)
+    if not ok then pcall(child.send, fds.report, "e", child.message(err)) end
     return ok and 0 or 1
   end)
-  if not pid then
-    for _, fd in ipairs { r, w, go_r, go_w } do core.close_fd(fd) end
-    error("scenario: the template namespace: " .. ferr, 0)
-  end
-  core.close_fd(w); core.close_fd(go_r)
+  if not proc then error("scenario: the template namespace: " .. ferr, 0) end
+  local pid = proc.pid
   local t, err = { pid = core.getpid(), userns = userns_id() }, nil
-  local kind, body = child.receive(r, 30)
+  local kind, body = proc:receive("report", 30)
   if kind == "o" then
     t.host, err = core.namespace(pid)
     if t.host then
-      core.write_fd(go_w, "1")
-      kind, body = child.receive(r, 30)
+      core.write_fd(proc.fds.go, "1")
+      kind, body = proc:receive("report", 30)
     end
   end
   if kind == "o" and not err then
     t.mnt, err = core.namespace(pid)
     if t.mnt and euid ~= 0 then t.user, err = core.namespace(pid, "user") end
   end
-  core.close_fd(go_w); core.close_fd(r)
-  if kind ~= "o" then core.kill(pid, "KILL") end
-  core.waitpid(pid)
+  -- the creator ends once `go` is closed; one that failed is killed
+  if kind ~= "o" then proc:close(); proc:kill_tree() else proc:finish(30) end
   if kind ~= "o" or err then
     for _, h in ipairs { t.host or false, t.mnt or false } do
       if h then h:close() end
@@ -195,41 +194,26 @@ local function no_loading()
   end
 end
 
--- The picture of the namespaces still open at the end (for run --dot).
-local function picture(title)
-  local open = namespace.open_namespaces()
-  open[#open + 1] = { normalize = true, title = title }
-  local ok, text = pcall(dot.dot, unpack(open))
-  return ok and text or false
-end
-
--- The golden text of the namespaces still open at the end (for run --golden).
-local function golden()
-  local open = namespace.open_namespaces()
-  local ok, text = pcall(format.golden_text, unpack(open))
-  return ok and text or false
-end
-
--- Runs in the isolated child; returns fn's results then what `ending`
--- asks for at the end ({dot = the picture, golden = the golden text, notes
--- = --both's notes}: `ending.dot` is the picture's title, `ending.golden`
--- true). Last, not first: fn's results keep their numbers in the error
--- of one that cannot cross ("result #2 is a function" for fn's second).
--- `ending.both`: mirror every step on a model (mountns.mirror; true, or
--- the mirror's options) and fail at the first difference.
--- `ending.artifacts` (true: a failed scenario's; "all": every one's):
--- what it leaves behind (`mountns.artifacts.collect`) as `artifacts`; a
--- failure then crosses as a result, `failed` its message, since an error
--- crosses as its message alone.
-local function run_inside(fn, opts, ending, ...)
+-- Runs in the isolated child; returns fn's results then the ending
+-- (`driver.ending`: the picture and golden text `ask` asks for, and
+-- --both's notes), nil when none. Last, not first: fn's results keep
+-- their numbers in the error of one that cannot cross ("result #2 is a
+-- function" for fn's second). `ask.both`: mirror every step on a model
+-- (mountns.mirror; true, or the mirror's options) and fail at the first
+-- difference. `ask.artifacts` (true: a failed scenario's; "all": every
+-- one's): what it leaves behind (`mountns.artifacts.collect`) in the
+-- ending as `artifacts`; a failure then crosses as a result (its message
+-- `failed`, what it was `status`), since an error crosses as its message
+-- alone.
+local function run_inside(fn, opts, ask, ...)
   -- the set-up (one namespace: a copy of the template, its own tmpfs as /)
   -- was enter_template's; the host's tree stays reachable through the
   -- template's `host` handle (see "the template namespace" above)
   no_shell()
   no_loading()
   inside = {}
-  local both = ending.both and mirror.new(opts.label,
-    type(ending.both) == "table" and ending.both or nil)
+  local both = ask.both and mirror.new(opts.label,
+    type(ask.both) == "table" and ask.both or nil)
   local on_step = both and function(step)
     both:step(step, namespace.open_namespaces())
   end
@@ -249,33 +233,79 @@ local function run_inside(fn, opts, ending, ...)
   -- a failure, as a failed assertion is: its message names the step, no
   -- traceback of where the mirror raised
   if both and both.failed then res = { false, child.failure(both.failed), n = 2 } end
-  local notes = both and both:note_lines()
-  local ended = { dot = ending.dot and picture(ending.dot) or nil,
-                  golden = ending.golden and golden() or nil,
-                  notes = notes and #notes > 0 and notes or nil }
+  local status = not res[1] and verdict.status_of(res[2])
+  local saved = ask.artifacts and status ~= "skip" and (not res[1] or ask.artifacts == "all")
+    and artifacts.collect(ask.title)
+  -- the namespaces are closed by enter_template's teardown, after the
+  -- result is sent
+  if not res[1] and not saved then error(res[2], 0) end
   -- nothing asked for (outside `mountns run`): nil crosses as one byte,
   -- where a table takes mountns.child's table walker (its closures, its
   -- stacks) in the child and tables in the parent's decode
-  local status = not res[1] and verdict.status_of(res[2])
-  if ending.artifacts and status ~= "skip" and (not res[1] or ending.artifacts == "all") then
-    ended.artifacts = artifacts.collect(ending.title)
+  local ended = driver.ending(ask, namespace.open_namespaces())
+  local notes = both and both:note_lines()
+  if notes and #notes > 0 then
+    ended = ended or {}
+    ended.notes = notes
+  end
+  if saved then
+    ended = ended or {}
+    ended.artifacts = saved
     if not res[1] then
       ended.failed, ended.status = tostring(res[2]), status
       return ended
     end
   end
-  if next(ended) == nil then ended = nil end
-  -- the namespaces are closed by enter_template's teardown, after the
-  -- result is sent
-  if not res[1] then error(res[2], 0) end
   res.n = res.n + 1
   res[res.n] = ended
   return unpack(res, 2, res.n)
 end
 
--- The options of `run_file` while a script runs under `mountns run` (in
--- the runner's child for that script), else nil.
-local running
+-- ---- the kernel backend of the scenario driver (mountns.driver) -----------
+local kernel = { OPTIONS = { "timeout", "label" }, starts = true }
+
+-- A scenario called inside a running one: this process is a scenario's
+-- child, its state, its root and its namespaces are the outer
+-- scenario's. Raised (and kept: it fails the outer one) naming the line
+-- of the call, `level` as `error` counts it.
+function kernel.enter(name, level)
+  if not inside then return end
+  local where = debug.getinfo(level, "Sl")
+  while where and where.currentline <= 0 do -- pcall, a tail call: the Lua caller
+    level = level + 1
+    where = debug.getinfo(level, "Sl")
+  end
+  local msg = string.format("%sscenarios cannot nest: scenario %s was called inside "
+    .. "a running scenario",
+    where and (where.short_src .. ":" .. where.currentline .. ": ") or "",
+    name and ("'" .. name .. "'") or "(unnamed)")
+  inside.nested = inside.nested or msg
+  error(msg, 0)
+end
+
+-- the child pivots to a fresh tmpfs, where no module file can be found:
+-- every module deferred (mountns.lazy) is loaded here, once per process;
+-- then the template namespace (its failure fails the scenario)
+function kernel.prepare()
+  lazy.load_all()
+  get_template()
+end
+
+-- the child's results (fn's, then the ending: see run_inside) as the
+-- driver takes them: true, the ending, fn's results; a failure that came
+-- back with its artifacts: false, its message, the ending
+local function reordered(ok, ...)
+  if not ok then return false, ... end
+  local res = pack(...)
+  local ended = res[res.n]
+  if type(ended) == "table" and ended.failed then return false, ended.failed, ended end
+  return true, ended, unpack(res, 1, res.n - 1)
+end
+
+function kernel.run(fn, opts, ask, _, ...)
+  return reordered(pcall(isolate.spawn, enter_template, { timeout = ask.timeout }, run_inside,
+                         fn, opts, ask, ...))
+end
 
 --- Run a scenario.
 -- @tparam[opt] string name shown by `mountns run`
@@ -283,75 +313,17 @@ local running
 -- @tparam[opt] table opts `timeout` (seconds, default 60, or `mountns run
 -- --timeout`), `label` of the first namespace
 -- @return fn's results (nil, booleans, numbers, strings, tables)
-function M.scenario(name, fn, opts, ...)
-  local argn = 3
-  if type(name) == "function" then
-    name, fn, opts, argn = nil, name, fn, 2
-  elseif name ~= nil then
-    -- a report prints it (a table would print as its address, or a mount
-    -- table as its rows)
-    argcheck.typed(name, "string", "scenario", 1, 2)
-  end
-  argcheck.typed(fn, "function", "scenario", argn - 1, 2)
-  if inside then
-    -- this process is a scenario's child: its state, its root and its
-    -- namespaces are the outer scenario's
-    local level, where = 2, debug.getinfo(2, "Sl")
-    while where and where.currentline <= 0 do -- pcall, a tail call: the Lua caller
-      level = level + 1
-      where = debug.getinfo(level, "Sl")
-    end
-    local msg = string.format("%sscenarios cannot nest: scenario %s was called inside "
-      .. "a running scenario",
-      where and (where.short_src .. ":" .. where.currentline .. ": ") or "",
-      name and ("'" .. name .. "'") or "(unnamed)")
-    inside.nested = inside.nested or msg
-    error(msg, 0)
-  end
-  local run = running
+function M.scenario(...)
+  local run, backend = driver.running(), kernel
   if run and run.model then
-    -- mountns run --model: the same scenario on the model (it checks the
-    -- options and reports to run_file's report); mountns.shell, once
-    -- loaded, gives the model's namespaces their ns:shell
+    -- mountns run --model: the same scenario on the model; mountns.shell,
+    -- once loaded, gives the model's namespaces their ns:shell
     lazy.load(shell)
-    if name == nil then return model.scenario(fn, opts, ...) end
-    return model.scenario(name, fn, opts, ...)
+    backend = model.backend
   end
-  opts = argcheck.options(opts, "scenario", argn, { "timeout", "label" }, 2)
-  argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
-  local t0 = core.clock()
-  local title = name or "(unnamed scenario)"
-  -- the child pivots to a fresh tmpfs, where no module file can be found:
-  -- every module deferred (mountns.lazy) is loaded here, once per process
-  lazy.load_all()
-  local timeout = opts.timeout or (run and run.timeout) or isolate.DEFAULT_TIMEOUT
-  local res = pack(pcall(get_template))
-  if res[1] then
-    -- under mountns run: the runner learns that the scenario's process
-    -- starts, and bounds it too (report closes it)
-    if run and run.start then run.start(title, timeout) end
-    res = pack(pcall(isolate.spawn, enter_template, { timeout = timeout },
-                     run_inside, fn, opts, { dot = run and run.dot and title or nil,
-                                             golden = run and run.golden or nil,
-                                             both = run and run.both or nil,
-                                             artifacts = run and run.artifacts or nil,
-                                             title = title }, ...))
-    -- a failure that came back with its artifacts (run_inside)
-    local ended = res[1] and res[res.n]
-    if type(ended) == "table" and ended.failed then res = { false, ended.failed, ended, n = 3 } end
-  end
-  if run then
-    local ended = res[1] and res[res.n] or res[3] or {}
-    -- what ended it: a failed check, an error, its timeout, a skip (a
-    -- failure that crossed with its artifacts says which itself)
-    local status = res[1] and "pass" or ended.status or verdict.status_of(res[2])
-    run.report(title, res[1], not res[1] and res[2] or nil, core.clock() - t0,
-               ended.dot, ended.golden, ended.notes, status, ended.artifacts)
-    if not res[1] then return nil end
-  elseif not res[1] then
-    error(res[2], 0)
-  end
-  return unpack(res, 2, res.n - 1)
+  -- driver.scenario not in a tail call (its results are pass's
+  -- arguments): its usage errors name the caller's line
+  return pass(driver.scenario(backend, 2, ...))
 end
 
 -- the names of the options in run_problem's reasons: the functions'
@@ -461,13 +433,8 @@ function M.run_file(path, opts)
   argcheck.seconds(opts.timeout, "run_file", 2, "option 'timeout'", 2)
   local chunk, err = loadfile(path)
   if not chunk then return nil, err end
-  local saved = running
-  running = opts
-  -- model.scenario reports to the same report (mountns.model)
-  model.set_running(opts, dot.dot)
-  local ok, e = pcall(chunk)
-  running = saved
-  model.set_running(saved, dot.dot)
+  -- every scenario of the chunk, kernel or model, reports to opts.report
+  local ok, e = driver.run_script(opts, chunk)
   if not ok then return nil, tostring(e), verdict.status_of(e) end
   return true
 end

@@ -14,7 +14,11 @@
 -- the one way to defer a require): a deferred arrow, held to the same rules
 -- (no arrow up, no circle). A require inside a function hides an arrow until
 -- it runs: it is reported, and counted as an arrow. A package's modules
--- (pkg.x) sit in the package's layer unless LAYERS names them.
+-- (pkg.x) sit in the package's layer unless LAYERS names them. One way
+-- to fork: no module but `child` calls the core's process calls
+-- (`core.fork`, `core.waitpid`, `core.kill`, `core.kill_tree`,
+-- `core.child_subreaper`): every child starts through child.spawn, so its
+-- pipes, bounds and tree's end live in one place.
 --
 -- C: a file "calls" another when it uses a function (or a macro standing
 -- for one) that lmns.h declares and the other defines. No call to a higher
@@ -25,13 +29,14 @@
 local LAYERS = {
   { "core" },                               -- the C core (csrc/)
   -- argument checks, records, tables, their text, the model (pure Lua)
+  -- and the scenario driver with the model, its backend
   { "bytecode", "lazy", "flags", "args", "verdict", "cli", "record", "table", "diff", "format",
-    "model" },
-  { "child", "isolate", "mounts", "ops", "agent" }, -- child processes
+    "dot", "driver", "model" },
+  { "child", "isolate", "mounts", "ops", "agent", "tool" }, -- child processes
   { "namespace", "watch", "shell", "mirror" }, -- scenario namespaces and their facilities
   -- the scenario runner and its report writers, expectations, output, the
   -- public module
-  { "scenario", "runner", "report", "expect", "luassert", "dot", "recipes", "explain", "init",
+  { "scenario", "runner", "report", "expect", "luassert", "recipes", "explain", "init",
     "check", "artifacts" },
 }
 
@@ -47,6 +52,11 @@ local C_LAYERS = {
   { "statmount", "features" },                     -- 5 composites
   { "core" },                                      -- 6 the module
 }
+
+-- The core's process calls and the one module that may make them.
+local PROCESS_CALLS = { fork = true, waitpid = true, kill = true, kill_tree = true,
+                        child_subreaper = true }
+local PROCESS_HOME = "child"
 
 local M = {}
 M.LAYERS = LAYERS
@@ -88,9 +98,10 @@ end
 
 --- The modules of dir and the modules each requires: name -> list of
 -- {to = name, line = n, inside = a require inside a function, deferred =
--- through lazy.require}; the sorted names; name -> its file (relative).
+-- through lazy.require}; the sorted names; name -> its file (relative);
+-- name -> the core's process calls it makes, {call = "fork", line = n}.
 function M.graph(dir)
-  local graph, names, files = {}, {}, {}
+  local graph, names, files, calls = {}, {}, {}, {}
   for _, rel in ipairs(lines_of("cd '" .. dir .. "' && find . -name '*.lua' | cut -c3-")) do
     local name = module_name(rel)
     names[#names + 1] = name
@@ -98,11 +109,14 @@ function M.graph(dir)
   end
   table.sort(names)
   for _, name in ipairs(names) do
-    local edges = {}
+    local edges, made = {}, {}
     local n = 0
     for line in io.lines(dir .. "/" .. files[name]) do
       n = n + 1
       local code = line:gsub("%-%-.*$", "") -- not in comments
+      for call in code:gmatch("core%.([%w_]+)%s*%(") do
+        if PROCESS_CALLS[call] then made[#made + 1] = { call = call, line = n } end
+      end
       for at, mod in code:gmatch("()require%s*%(?%s*[\"'](mountns[%w_.]*)[\"']") do
         local to = mod == "mountns" and "init" or mod:match("^mountns%.([%w_.]+)$")
         if to then
@@ -112,8 +126,9 @@ function M.graph(dir)
       end
     end
     graph[name] = edges
+    calls[name] = made
   end
-  return graph, names, files
+  return graph, names, files, calls
 end
 
 -- Circles of a graph of name -> {{to = name}, ...}: depth-first, a name
@@ -146,10 +161,18 @@ end
 
 --- The problems of the Lua graph: a module without a layer, a require of a
 -- module that is neither in dir nor in LAYERS, a require inside a function, an arrow to a
--- higher layer, a circle. A list of strings (empty: none).
-function M.check(graph, names, files)
+-- higher layer, a circle, a process call outside mountns.child (with the
+-- calls graph's fourth result gives). A list of strings (empty: none).
+function M.check(graph, names, files, calls)
   files = files or {}
   local problems = {}
+  for _, name in ipairs(names) do
+    for _, c in ipairs(name ~= PROCESS_HOME and calls and calls[name] or {}) do
+      problems[#problems + 1] = string.format("%s:%d: calls core.%s outside mountns.%s "
+        .. "(start a child with child.spawn)", files[name] or name .. ".lua", c.line, c.call,
+        PROCESS_HOME)
+    end
+  end
   for _, name in ipairs(names) do
     local file = files[name] or name .. ".lua"
     if not layer_of(name) then

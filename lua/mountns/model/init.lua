@@ -51,7 +51,7 @@ M.new, M.World, M.open_namespaces, M.target_of = world.new, world.World, world.o
   world.target_of
 M.receivers = propagate.receivers
 M.Namespace, M.is_namespace, M.set_shell = space.Namespace, space.is_namespace, space.set_shell
-M.scenario, M.set_running = scenario.scenario, scenario.set_running
+M.scenario, M.backend = scenario.scenario, scenario.backend
 M.OPAQUE, M.where_text, M.Replay = replay.OPAQUE, replay.where_text, replay.Replay
 M.replayer, M.replay = replay.replayer, replay.replay
 

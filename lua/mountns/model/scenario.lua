@@ -1,20 +1,17 @@
---- model.scenario: a scenario on the model (`model.scenario`): a fresh
--- world, its first namespace handed to fn in this process, bounded by its
--- timeout (a count hook: no child to kill), its result reported as a
--- kernel scenario's is under `mountns run --model` (`set_running`).
+--- model.scenario: the model backend of the scenario driver
+-- (`mountns.driver`, which reads the arguments, keeps the time, reports):
+-- a fresh world, its first namespace handed to fn in this process,
+-- bounded by its timeout (a count hook: no child to kill).
 -- @module mountns.model
 
 local argcheck = require "mountns.args"
-local format = require "mountns.format"
+local driver = require "mountns.driver"
 local verdict = require "mountns.verdict"
 local world = require "mountns.model.world"
 local kernel_rules = require "mountns.model.rules"
 local checks = require "mountns.model.checks"
 -- (world:namespace, the first namespace, is the namespace class's)
 local space = require "mountns.model.space"
--- only for the wall clock of a scenario's timeout and time (the model
--- loads without core.so: see `clock`)
-local has_core, core = pcall(require, "mountns.core")
 
 local M = {}
 
@@ -31,26 +28,8 @@ local function pass(...)
   return ...
 end
 
--- Set by mountns.scenario while a file runs under `mountns run`: the
--- report(name, ok, err, seconds, dot, golden, notes, status) of run_file's
--- options.
-local running
---- Set (or clear, with nil) the runner's options a model scenario reports
--- to (`mountns.scenario.run_file` does this for `mountns run --model`).
--- @tparam table|nil opts run_file's options (`report`, `golden`, `dot`)
--- @tparam[opt] function picture the `dot` renderer (mountns.dot.dot)
-function M.set_running(opts, picture)
-  running = opts and { opts = opts, picture = picture } or nil
-end
-
--- A scenario's time and timeout: the wall clock, the kernel scenarios'
--- (core.clock, monotonic), so a scenario that sleeps or waits counts as
--- one that computes; without core.so (the model loads without it) the
--- CPU time, which a scenario can only spend (nothing there can wait)
-local clock = has_core and core.clock or os.clock
-
--- a kernel scenario's default (isolate.spawn's): 60 s
-local DEFAULT_TIMEOUT = 60
+-- the driver's clock: a scenario's timeout as its time
+local clock = driver.clock
 -- instructions between two looks at the clock: about 0.1 ms of the
 -- model's work, a fraction of a percent of its time
 local HOOK_COUNT = 10000
@@ -173,8 +152,6 @@ local function bounded(body, handler, timeout)
   return unpack(res, 1, res.n)
 end
 
-local SCENARIO_OPTIONS = { "timeout", "label", "locked_root", "linux" }
-
 -- a scenario's message handler: a failed check and a skip stay what they
 -- are (mountns.verdict), an error gets its traceback
 local function traceback(e)
@@ -184,63 +161,37 @@ local function traceback(e)
   return e
 end
 
--- the end of a scenario: fn's results (ok, ...) reported under `mountns
--- run`, returned, or its error raised (no table of the results)
-local function finish_scenario(w, name, t0, ok, ...)
-  local run = running
-  if run then
-    local open = open_namespaces(w)
-    local title = name or "(unnamed scenario)"
-    -- only for a scenario that passed (the runner shows no other's): one
-    -- stopped at its timeout may have left a model call half done
-    local golden = ok and run.opts.golden and format.golden_text(unpack(open)) or nil
-    local dot
-    if ok and run.opts.dot and run.picture then
-      open[#open + 1] = { normalize = true, title = title }
-      local pok, text = pcall(run.picture, unpack(open))
-      dot = pok and text or false
-    end
-    local err = not ok and (...) or nil
-    run.opts.report(title, ok, err ~= nil and tostring(err) or nil, clock() - t0, dot, golden,
-                    nil, ok and "pass" or verdict.status_of(err))
-    if not ok then return nil end
-    return ...
-  end
-  if not ok then error((...), 0) end
-  return ...
-end
-
---- Run a scenario on the model: the signature and option checks of
--- `mountns.scenario` (`timeout`: seconds, default 60 or `mountns run
--- --timeout`, the scenario stopped there as `bounded` says; `label`), and the
--- model's own `locked_root` (see `world:namespace`) and `linux` (the
+--- The model backend (see `mountns.driver`): `timeout` and `label`, and
+-- the model's own `locked_root` (see `world:namespace`) and `linux` (the
 -- kernel whose rules it follows: see `model.new`; under `mountns run
 -- --model --linux V`, V).
--- @tparam[opt] string name
--- @tparam function fn called as fn(ns, ...) with the first namespace
--- @tparam[opt] table opts
--- @return fn's results
-function M.scenario(name, fn, opts, ...)
-  local argn = 3
-  if type(name) == "function" then
-    name, fn, opts, argn = nil, name, fn, 2
-  elseif name ~= nil then
-    argcheck.typed(name, "string", "scenario", 1, 2) -- as mountns.scenario's
-  end
-  argcheck.typed(fn, "function", "scenario", argn - 1, 2)
-  opts = argcheck.options(opts, "scenario", argn, SCENARIO_OPTIONS, 2)
-  argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", 2)
+local backend = { OPTIONS = { "timeout", "label", "locked_root", "linux" } }
+M.backend = backend
+
+-- the first namespace of a fresh world, made before the scenario's time
+-- starts (their usage errors raised at the scenario's caller)
+function backend.check(opts, argn, level, run)
   if opts.locked_root ~= nil and type(opts.locked_root) ~= "boolean" then
     argcheck.error("scenario", argn, "option 'locked_root' must be a boolean, got "
-      .. type(opts.locked_root), 2)
+      .. type(opts.locked_root), level + 1)
   end
   local linux = opts.linux
-  if linux == nil and running then linux = running.opts.linux end
-  local w = new_world(rules_for(linux, "scenario", argn, 2))
-  local first = w:namespace(opts.label == nil and opts.locked_root == nil and NO_OPTIONS
+  if linux == nil and run then linux = run.linux end
+  local w = new_world(rules_for(linux, "scenario", argn, level + 1))
+  return w:namespace(opts.label == nil and opts.locked_root == nil and NO_OPTIONS
     or { label = opts.label, locked_root = opts.locked_root })
-  local timeout = opts.timeout or (running and running.opts.timeout) or DEFAULT_TIMEOUT
-  local t0 = clock()
+end
+
+-- bounded's results as the driver takes them: true, the ending (the
+-- picture and golden text only for a scenario that passed, which the
+-- runner shows: one stopped at its timeout may have left a model call
+-- half done), fn's results; or false and the error
+local function ended(ask, w, ok, ...)
+  if not ok then return false, ... end
+  return true, (ask.dot or ask.golden) and driver.ending(ask, open_namespaces(w)) or nil, ...
+end
+
+function backend.run(fn, _, ask, first, ...)
   -- (Lua 5.1's xpcall passes no arguments: a closure; fn called through
   -- `pass`, not in a tail call, so body stays on the stack while fn runs:
   -- `bounded` looks for it there)
@@ -251,7 +202,22 @@ function M.scenario(name, fn, opts, ...)
     local args = pack(...)
     body = function() return pass(fn(first, unpack(args, 1, args.n))) end
   end
-  return finish_scenario(w, name, t0, bounded(body, traceback, timeout))
+  return ended(ask, first.world, bounded(body, traceback, ask.timeout))
+end
+
+--- Run a scenario on the model: the signature and option checks of
+-- `mountns.scenario` (`timeout`: seconds, default 60 or `mountns run
+-- --timeout`, the scenario stopped there as `bounded` says; `label`), and
+-- the model's own `locked_root` and `linux` (see `backend`). Under
+-- `mountns run` reported as a kernel scenario is (`mountns.driver`).
+-- @tparam[opt] string name
+-- @tparam function fn called as fn(ns, ...) with the first namespace
+-- @tparam[opt] table opts
+-- @return fn's results
+function M.scenario(...)
+  -- driver.scenario not in a tail call (its results are pass's
+  -- arguments): its usage errors name the caller's line
+  return pass(driver.scenario(backend, 2, ...))
 end
 
 return M
