@@ -290,7 +290,8 @@ end)
     assert.is_nil(loose:find("tables differ after it", 1, true), loose)
     assert.matches("^ok   run through expect %(%d+ ms%)\n    note: not modelled: ns:run %(1 "
       .. "call, first at [^\n]*:6 via expect[%w/]*%.lua:%d+%)", loose)
-    assert.matches("\n    note: the model lost track at step 2, [^\n]*:6 via expect[%w/]*%.lua:%d+: "
+    assert.matches("\n    note: the model lost track at step 2, [^\n]*:6 via "
+      .. "expect[%w/]*%.lua:%d+: "
       .. "ns1:run%(fn%)", loose)
     assert.matches("exit=0$", loose)
     assert.matches("^FAIL run through expect %(%d+ ms%)\n    %-%-both: step 2, [^\n]*:6 via "
