@@ -704,13 +704,14 @@ end
 -- "."), `model` (a module with `new()`; default `mountns.model`: an
 -- option for specs that plug in a wrong one), `user = false` (no
 -- user-namespace copies), `report` (called with each line of output),
--- `shrink = false` (write the divergence as found)
+-- `shrink = false` (write the divergence as found), `progress` (called
+-- as progress(done, n) after each batch of sequences)
 -- @treturn table `{n, seed, ops, divergences = {{index, at, steps, file,
 -- line}, ...}, errors = {{index, line}, ...} (sequences the kernel's run
 -- could not finish), seconds, kernel_seconds, model_seconds}`
 function M.check(opts)
   opts = argcheck.options(opts, "check", 1, { "n", "seed", "ops", "per", "out", "model",
-    "user", "report", "shrink" }, 2)
+    "user", "report", "shrink", "progress" }, 2)
   local n, seed, k = opts.n or 100, opts.seed or 1, opts.ops or 8
   local per = opts.per or 50
   local report = opts.report or function() end
@@ -802,6 +803,7 @@ function M.check(opts)
                                                 file = file, line = line }
       report(line)
     end
+    if opts.progress then opts.progress(to, n) end
   end
   res.seconds = core.clock() - t0
   return res
@@ -840,7 +842,7 @@ function M.command(args)
     elseif a == "--out" then
       i = i + 1
       o[a] = args[i] or die("check: --out needs a directory")
-    elseif a == "--no-user" or a == "--list" then o[a] = true
+    elseif a == "--no-user" or a == "--list" or a == "--progress" then o[a] = true
     else die("check: unexpected argument " .. core.escape(a) .. "\n" .. cli.USAGE) end
     i = i + 1
   end
@@ -862,12 +864,20 @@ function M.command(args)
   end
   print(string.format("check: %d sequences of %d steps, seed %d", n, k, seed))
   io.stdout:flush()
+  local progress = cli.progress(o["--progress"])
+  local t0 = core.clock()
   local ok, res = pcall(M.check, { n = n, seed = seed, ops = k, per = o["--per"],
     out = o["--out"], user = not o["--no-user"] and nil or false,
+    progress = progress and function(done, total)
+      progress:show(string.format("check: %d/%d sequences, %.0f s", done, total,
+        core.clock() - t0))
+    end,
     report = function(line)
+      if progress then progress:done() end -- the line, not after the progress
       print(line)
       io.stdout:flush()
     end })
+  if progress then progress:done() end
   if not ok then
     io.stderr:write("mountns: check: ", tostring(res), "\n")
     return 1

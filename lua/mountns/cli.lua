@@ -86,6 +86,40 @@ function M.die(msg)
   os.exit(2)
 end
 
+--- Whether stderr is a terminal (`test -t 2`: the shell inherits it; one
+-- fork, only for the commands that may show progress).
+-- @treturn boolean
+function M.stderr_is_terminal()
+  io.stderr:flush()
+  local ok = os.execute("test -t 2")
+  return ok == true or ok == 0 -- (Lua 5.1: the wait status)
+end
+
+--- A progress line on stderr for a long command (`run` over many files,
+-- `check --random N`), or nil: on a terminal, one line rewritten in place
+-- and erased at the end; in a pipe or a CI log nothing, unless `asked`
+-- (`--progress`): then one line each time, so a log keeps them in order.
+-- Progress never goes to stdout: the report there stays whole.
+-- @tparam boolean asked `--progress` was given
+-- @tparam[opt] function is_terminal (default `stderr_is_terminal`; specs)
+-- @treturn ?table `p:show(text)`, `p:done()`
+function M.progress(asked, is_terminal)
+  local tty = (is_terminal or M.stderr_is_terminal)()
+  if not tty and not asked then return nil end
+  local err = io.stderr
+  local p, last = {}, nil
+  function p.show(_, text)
+    if tty then err:write("\r", text, "\27[K")
+    elseif text ~= last then err:write(text, "\n") end -- (a log: each line once)
+    last = text
+    err:flush()
+  end
+  function p.done()
+    if tty then err:write("\r\27[K"); err:flush() end
+  end
+  return p
+end
+
 -- Seconds given to --timeout or --interval: a finite number, > 0 for
 -- --interval, >= 0 for --timeout.
 local function seconds(opt, v, positive)

@@ -61,9 +61,10 @@ local SIGNALS = {
 -- The fields of each event, by kind: the type each must have ("?": or nil).
 local EVENTS = {
   result = { name = "string", ok = "boolean", err = "string?", secs = "number",
-             dot = "string?", golden = "string?", notes = "table?" },
+             dot = "string?", golden = "string?", notes = "table?", index = "number?" },
   start = { name = "string", timeout = "number" },
-  done = { ok = "boolean", err = "string?" },
+  listed = { name = "string", index = "number" },
+  done = { ok = "boolean", err = "string?", seen = "number?" },
 }
 
 -- How long after a scenario's timeout the runner waits for its result
@@ -78,8 +79,11 @@ local GRACE = 5
 -- is `{kind, field = value...}`: a `start` (a kernel scenario begins)
 -- has `name` (a string) and `timeout` (seconds > 0); a `result` has
 -- `name`, `ok` (a boolean), `secs` (a finite number >= 0), `err`, `dot`,
--- `golden` (strings, or nil) and `notes` (nil or a list of strings); a
--- `done` has `ok` and `err`; nothing else.
+-- `golden` (strings, or nil), `notes` (nil or a list of strings) and
+-- `index` (its place in its file, an integer >= 1, or nil); a `listed`
+-- (`run --list`: a scenario the run would run) has `name` and `index`; a
+-- `done` has `ok`, `err` and `seen` (how many scenarios the script
+-- reached, run or not: an integer >= 0, or nil); nothing else.
 -- @param ev the decoded event
 -- @treturn ?string the problem
 function M.event_problem(ev)
@@ -103,6 +107,13 @@ function M.event_problem(ev)
   end
   if ev.secs and not (ev.secs >= 0 and ev.secs < math.huge) then
     return "a result event whose secs is " .. tostring(ev.secs) .. " (a duration expected)"
+  end
+  for _, k in ipairs { "index", "seen" } do
+    local v = ev[k]
+    if v and not (v >= (k == "seen" and 0 or 1) and v < 2 ^ 31 and v == math.floor(v)) then
+      return string.format("a %s event whose %s is %s (a count expected)", ev[1], k,
+        tostring(v))
+    end
   end
   if ev.timeout and not (ev.timeout > 0 and ev.timeout < math.huge) then
     return "a start event whose timeout is " .. tostring(ev.timeout)
@@ -130,7 +141,7 @@ end
 -- In the forked child (mountns.child.fork: it ends with _exit): stdout
 -- into the pipe, a private namespace, the script; a frame per scenario
 -- (each waits for the runner's "k"), then a "done" frame.
-local function script_child(path, opts, ev_w, out_w, ack_r)
+local function script_child(path, file_index, opts, ev_w, out_w, ack_r)
   -- first, as isolate's child does: a fresh arena, the collector stopped
   -- (it would write every page of the runner's heap it shares; Lua 5.4):
   -- 12% fewer page faults a file, 3-4% less CPU (the collector running:
@@ -165,11 +176,26 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
     end
     return exit(code, true)
   end)
+  -- the scenario being run (its index in the file), and how many the
+  -- script reached: scenario.run_file asks `select` before each one
+  local current, seen = nil, 0
+  local wanted = M.selector(opts, file_index)
+  local function choose(index, name)
+    seen = index
+    if not wanted(index, name) then return false end
+    if opts.list then
+      send(ev_w, { "listed", name = name, index = index })
+      core.read_exact(ack_r, 1)
+      return false
+    end
+    current = index
+    return true
+  end
   local ok, err = pcall(function()
     assert(core.dup2(out_w, 1))
     core.close_fd(out_w)
     isolate.private_namespace()
-    local done, why = scenario.run_file(path, {
+    local done, why = scenario.run_file(path, { select = choose,
       dot = opts.dot and true or nil, golden = opts.golden and true or nil,
       timeout = opts.timeout, model = opts.model and true or nil, both = opts.both,
       linux = opts.linux,
@@ -182,15 +208,16 @@ local function script_child(path, opts, ev_w, out_w, ack_r)
                      err = e ~= nil and tostring(e) or nil, secs = secs,
                      dot = type(dot) == "string" and dot or nil,
                      golden = type(golden) == "string" and golden or nil,
-                     notes = type(notes) == "table" and notes or nil })
+                     notes = type(notes) == "table" and notes or nil, index = current })
+        current = nil -- (a model.scenario the script calls itself: not counted)
         core.read_exact(ack_r, 1) -- "k", or end of file: the runner is gone
       end })
     io.stdout:flush()
-    send(ev_w, { "done", ok = done or false, err = why })
+    send(ev_w, { "done", ok = done or false, err = why, seen = seen })
   end)
   if not ok then
     io.stdout:flush()
-    pcall(send, ev_w, { "done", ok = false, err = tostring(err) })
+    pcall(send, ev_w, { "done", ok = false, err = tostring(err), seen = seen })
   end
   -- the runner has the script's report: the next script starts while the
   -- scenarios' processes end here
@@ -223,6 +250,145 @@ function M.cpus()
   return n > 0 and n or 1
 end
 
+-- ---- selecting scenarios: --filter, --shard, --list -------------------------
+
+--- Why `pattern` is not a valid Lua pattern, or nil. Lua reports a bad
+-- pattern only when a match reaches its bad part (`("abc"):find("x[")`
+-- is nil, no error): so it is checked whole here, before any script runs,
+-- by the rules of lstrlib.c (the same words as its errors).
+-- @tparam string pattern
+-- @treturn ?string the problem
+function M.pattern_problem(pattern)
+  -- string.find takes a pattern without these as plain text
+  if not pattern:find("[%^%$%*%+%?%.%(%[%%%-]") then return nil end
+  local p, i, n = pattern, 1, #pattern
+  local open, closed = 0, 0 -- captures opened and not closed, closed
+  local function set(j) -- j: after "[": the index after its "]", or nil
+    if p:sub(j, j) == "^" then j = j + 1 end
+    repeat -- the first character is in the set even if it is "]"
+      if j > n then return nil end
+      if p:sub(j, j) == "%" then j = j + 1 end
+      j = j + 1
+    until p:sub(j, j) == "]"
+    return j <= n and j + 1 or nil
+  end
+  while i <= n do
+    local c = p:sub(i, i)
+    if c == "%" then
+      local d = p:sub(i + 1, i + 1)
+      if d == "" then return "malformed pattern (ends with '%')" end
+      if d == "b" then
+        if i + 3 > n then return "missing arguments to '%b'" end
+        i = i + 4
+      elseif d == "f" then
+        if p:sub(i + 2, i + 2) ~= "[" then return "missing '[' after '%f' in pattern" end
+        i = set(i + 3)
+        if not i then return "malformed pattern (missing ']')" end
+      elseif d:match("%d") then
+        local k = tonumber(d)
+        if k == 0 or k > closed then return "invalid capture index %" .. d end
+        i = i + 2
+      else
+        i = i + 2
+      end
+    elseif c == "[" then
+      i = set(i + 1)
+      if not i then return "malformed pattern (missing ']')" end
+    elseif c == "(" then
+      open, i = open + 1, i + 1
+    elseif c == ")" then
+      if open == 0 then return "invalid pattern capture" end
+      open, closed, i = open - 1, closed + 1, i + 1
+    else
+      i = i + 1
+    end
+  end
+  if open > 0 then return "unfinished capture" end
+  return nil
+end
+
+--- The shard K/N of `run --shard`: k, n (1 <= k <= n), or nil and why not.
+-- @tparam string text "K/N"
+-- @treturn[1] int k
+-- @treturn[1] int n
+-- @return[2] nil
+-- @treturn[2] string the problem
+function M.shard(text)
+  local k, n = tostring(text):match("^(%d+)/(%d+)$")
+  k, n = tonumber(k), tonumber(n)
+  if not k then return nil, "K/N expected (shard K of N, such as 2/4), got '"
+    .. core.escape(tostring(text)) .. "'" end
+  if n < 1 or n > 1e6 then return nil, "N must be from 1 to 1000000, got " .. n end
+  if k < 1 or k > n then return nil, string.format("K must be from 1 to N (%d), got %d", n, k) end
+  return k, n
+end
+
+--- The selection of a run (`run`'s options `filter` and `shard`) for the
+-- file at `file_index` in its files: a function of a scenario's index in
+-- the file and its name, true when it runs. Shard K of N takes scenario j
+-- of file i when (i - 1 + j - 1) % N == K - 1: a stable split by file and
+-- index (the same files in the same order give the same shards), the N
+-- shards disjoint and together the whole run, and a suite of one-scenario
+-- files spread over every shard (each file starts one shard further). The
+-- filter is applied within the shard's share, so the N shards of a
+-- filtered run are also disjoint and complete.
+-- @tparam table opts `filter` (a Lua pattern), `shard` ("K/N")
+-- @tparam int file_index
+-- @treturn function select(index, name)
+function M.selector(opts, file_index)
+  local filter, k, n = opts.filter, nil, nil
+  if opts.shard then k, n = M.shard(opts.shard) end
+  return function(index, name)
+    if n and (file_index - 1 + index - 1) % n ~= k - 1 then return false end
+    if filter and not name:find(filter) then return false end
+    return true
+  end
+end
+
+--- `tell` (`report.subscribers`'s) that also calls progress(line) after
+-- each file's end: how many files are reported and the counts so far; and
+-- progress(nil) before any other event once a line is shown, then the
+-- line again after it (a progress line on a terminal is erased before
+-- the report writes a line, and comes back under it).
+-- @tparam function tell
+-- @tparam function progress
+-- @tparam int total the number of files
+-- @treturn function
+function M.with_progress(tell, progress, total)
+  local files, passed, failed, line = 0, 0, 0, nil
+  return function(event, a, b)
+    if line then progress(nil) end
+    tell(event, a, b)
+    if event == "scenario_end" then
+      if b.status == "pass" then passed = passed + 1 else failed = failed + 1 end
+    elseif event == "file_end" then
+      files = files + 1
+      line = string.format("%d/%d files, %d passed, %d failed", files, total, passed, failed)
+    elseif event == "run_end" then
+      line = nil
+    end
+    if line then progress(line) end
+  end
+end
+
+-- The writer of `run --list`: one line a scenario, "FILE<TAB>INDEX<TAB>NAME"
+-- (file and name escaped), on stdout; a file that fails to load or raises
+-- outside a scenario: its error on stderr (the run's status 1).
+local function list_writer()
+  local out, err = report.printer(io.stdout), report.printer(io.stderr)
+  return {
+    scenario_listed = function(_, file, r)
+      out(core.escape(file.path) .. "\t" .. r.index .. "\t" .. report.escape_name(r.name))
+    end,
+    scenario_end = function(_, file, r)
+      if r.status ~= "pass" then
+        err("mountns: run --list: " .. core.escape(file.path) .. ": "
+          .. report.diagnostic(r.message or r.name, ""):gsub("\n", "\n    "))
+      end
+    end,
+  }
+end
+
 --- Run scripts and report their verdict (on stdout, or to `writers`).
 -- @tparam {string,...} files the scripts, in order
 -- @tparam[opt] table opts `tap`: TAP version 14 instead of the plain report;
@@ -249,7 +415,25 @@ end
 -- first difference of the outcomes or of the normalised tables; the steps
 -- the model cannot follow (`ns:run`, `ns:exec`, methods it has not) are
 -- listed after the scenario's line as `note:` lines (true, or the
--- mirror's options).
+-- mirror's options);
+-- `filter`: run only the scenarios whose name matches this Lua pattern
+-- (`string.find`; a plain word is a substring); one that matches no
+-- scenario of the run (without `shard`) fails it (status 1, a line on
+-- stderr); `shard` ("K/N"): run only
+-- shard K of N (`selector`); a scenario left out is not run at all (its
+-- function is not called, no process, no namespace): its script's process
+-- asks before it runs one (`scenario.run_file`'s `select`);
+-- `list`: run no scenario, but send each one the run would run to the
+-- writers as `scenario_listed` (default writer: one line each,
+-- "FILE<TAB>INDEX<TAB>NAME"); the scripts still run, each in its process
+-- and private namespace: their code outside scenarios is what names them;
+-- `progress`: a function called with a line of progress after each file
+-- ("3/20 files, 41 passed, 1 failed"; `mountns.cli.progress` shows it on
+-- stderr), and with nil to erase it before the report goes on
+-- (`with_progress`);
+-- `fail_fast`: stop at the first scenario that does not pass (in the
+-- report's order): the run ends as a stopped one (the summary says what
+-- was not run; exit status 1).
 -- SIGINT and SIGTERM are blocked from here on (they stay so when run
 -- returns: the caller is about to exit) and read from signalfds while it
 -- runs.
@@ -264,7 +448,8 @@ function M.run(files, opts)
   end
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
   opts = argcheck.options(opts, "run", 2,
-    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux", "writers" }, 2)
+    { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux", "writers",
+      "filter", "shard", "list", "fail_fast", "progress" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
   scenario.check_modes(opts, "run", 2)
   local jobs = opts.jobs
@@ -273,14 +458,35 @@ function M.run(files, opts)
     argcheck.error("run", 2, "option 'jobs': an integer >= 1 expected, got "
       .. tostring(jobs), 2)
   end
+  if opts.filter ~= nil then
+    if type(opts.filter) ~= "string" then
+      argcheck.error("run", 2, "option 'filter': a Lua pattern (string) expected, got "
+        .. type(opts.filter), 2)
+    end
+    local problem = M.pattern_problem(opts.filter)
+    if problem then
+      argcheck.error("run", 2, "option 'filter': " .. problem .. " in '"
+        .. core.escape(opts.filter) .. "'", 2)
+    end
+  end
+  if opts.shard ~= nil then
+    local k, why = M.shard(opts.shard)
+    if not k then argcheck.error("run", 2, "option 'shard': " .. why, 2) end
+  end
   local writers = opts.writers
+  if writers == nil and opts.list then writers = { list_writer() } end
   if writers ~= nil and opts.tap then
     argcheck.error("run", 2, "option 'tap' with option 'writers': put "
       .. "mountns.report.tap.new() in writers", 2)
   end
+  if opts.progress ~= nil and type(opts.progress) ~= "function" then
+    argcheck.error("run", 2, "option 'progress': function expected, got "
+      .. type(opts.progress), 2)
+  end
   -- the report: events to the writers, which write it (mountns.report)
   local tell = report.subscribers(writers or { (opts.tap and tap_writer or plain_writer).new() },
     "run", 2, 2)
+  if opts.progress then tell = M.with_progress(tell, opts.progress, #files) end
   -- once here, not in every script's process: the modules a script
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
@@ -304,7 +510,7 @@ function M.run(files, opts)
 
   -- the report, in file order whatever runs at once: each script's
   -- (`st.rep`) is held until those before it are reported
-  local rep = order.new(tell)
+  local rep = order.new(tell, opts.fail_fast)
 
   -- picture file stems: a script's base name, made unique in this run
   local stems = {}
@@ -355,7 +561,7 @@ function M.run(files, opts)
   -- Start the script's process: true, or false after a failure it
   -- reported, or nil and the error when the system refused a resource
   -- while other scripts run (the file is started later).
-  local function start(path)
+  local function start(path, file_index)
     local fds, err = {}, nil
     for _ = 1, 3 do
       local r, w = core.pipe()
@@ -372,7 +578,7 @@ function M.run(files, opts)
         for _, o in ipairs(running) do -- the other scripts' ends: not this one's
           core.close_fd(o.ev_r); core.close_fd(o.out_r); core.close_fd(o.ack_w)
         end
-        return script_child(path, opts, ev_w, out_w, ack_r)
+        return script_child(path, file_index, opts, ev_w, out_w, ack_r)
       end)
     end
     if not pid then
@@ -446,8 +652,14 @@ function M.run(files, opts)
         if not wrote then ok, err = false, "cannot write its picture: " .. tostring(werr) end
       end
       rep:result(st.rep, { name = ev.name, status = ok and "pass" or "fail", message = err,
-                           secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes })
-      core.write_fd(st.ack_w, "k") -- the script goes on
+                           secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes,
+                           index = ev.index })
+      -- the script goes on; not after the failure that stops a --fail-fast
+      -- run: its process waits until it is killed, running nothing more
+      if not rep.halted then core.write_fd(st.ack_w, "k") end
+    elseif ev[1] == "listed" then
+      rep:listed(st.rep, { name = ev.name, index = ev.index })
+      core.write_fd(st.ack_w, "k")
     else
       st.done = ev
     end
@@ -504,7 +716,9 @@ function M.run(files, opts)
       rep:error(st.rep, path .. " exited early", early_exit(how, code), 0)
     elseif not done.ok then
       rep:error(st.rep, path, done.err, 0) -- an error outside any scenario
-    elseif st.rep.results == 0 then
+    elseif st.rep.results == 0 and (done.seen or 0) == 0 then
+      -- (a script whose scenarios were all left out by --filter, --shard
+      -- or --list reached some: not an error)
       rep:error(st.rep, path .. " (no scenario ran)", "the script ran no scenario", 0)
     end
     rep:finish(st.rep)
@@ -570,9 +784,19 @@ function M.run(files, opts)
   local function loop()
     tell("run_start", { files = { unpack(files) } })
     local next_file = 1
+    -- --fail-fast: the first failure in the report's order ends the run
+    local function halted()
+      if not rep.halted then return false end
+      local f = rep.halted.file
+      stop = string.format("stopped at the first failure by --fail-fast: the rest of %s and "
+        .. "%d file%s after it not run", f.path, #files - f.index, #files - f.index == 1 and ""
+        or "s")
+      return true
+    end
     while true do
+      if halted() then return end
       while #running < jobs and files[next_file] and not (starved and #running >= starved) do
-        if start(files[next_file]) == nil then
+        if start(files[next_file], next_file) == nil then
           starved = #running
           break
         end
@@ -634,6 +858,7 @@ function M.run(files, opts)
           if ended[st] then ended[st] = nil; finish(st) end
         end
       end
+      if halted() then return end
     end
     -- the processes still ending after their "done", after the last
     -- report: waited for with Ctrl-C heard (SIGINT is read from sigfd, not
@@ -688,6 +913,13 @@ function M.run(files, opts)
   reap(true)
   for _, fd in ipairs(sigfds) do core.close_fd(fd) end
   local summary = rep:run_end(stop)
+  -- a filter that matched nothing in the whole run (a typo would pass in
+  -- CI); a shard's may (a shard can be empty)
+  if opts.filter and not opts.shard and not stop and summary.total == 0 and rep.n_listed == 0 then
+    io.stderr:write("mountns: run: --filter '", core.escape(opts.filter),
+      "' matched no scenario\n")
+    return 1
+  end
   if stop then
     for _, sig in ipairs(SIGNALS) do
       if sig.word == stop then return sig.status end
@@ -736,7 +968,7 @@ local CLI_NAMES = { model = "--model", both = "--both", linux = "--linux" }
 -- `--kernel` needs its vm/), `interp`: the Lua interpreter's command
 -- @treturn int the exit status
 function M.command(args, ctx)
-  local files, opts, strict = {}, {}, false
+  local files, opts, strict, progress_asked = {}, {}, false, false
   local kernel, rest = nil, {}
   local i = 1
   while i <= #args do
@@ -771,6 +1003,24 @@ function M.command(args, ctx)
     elseif a == "--model" then opts.model = true
     elseif a == "--both" then opts.both = true
     elseif a == "--strict" then strict = true
+    elseif a == "--list" then opts.list = true
+    elseif a == "--fail-fast" then opts.fail_fast = true
+    elseif a == "--progress" then progress_asked = true
+    elseif a == "--filter" or a == "--shard" then
+      i = i + 1
+      local v, key = args[i], a:sub(3)
+      if v == nil then
+        die("run: " .. a .. (key == "filter" and " needs a Lua pattern" or " needs K/N"))
+      end
+      if opts[key] then die("run: " .. a .. " given twice") end
+      local problem
+      if key == "filter" then problem = M.pattern_problem(v)
+      else
+        local k, why = M.shard(v)
+        problem = not k and why
+      end
+      if problem then die("run: " .. a .. ": " .. problem) end
+      opts[key] = v
     elseif a == "--linux" then
       i = i + 1
       opts.linux = args[i] or die("run: --linux needs a kernel version (such as 6.12)")
@@ -812,7 +1062,15 @@ function M.command(args, ctx)
     if not ok then die("run: --dot: " .. tostring(err)) end
   end
   opts.jobs = opts.jobs or M.cpus()
+  -- progress only for a run of several files (one file: its lines are it)
+  local progress = (#files > 1 or progress_asked) and not opts.list and cli.progress(progress_asked)
+  if progress then
+    opts.progress = function(line)
+      if line then progress:show("run: " .. line) else progress:done() end
+    end
+  end
   local code, err = M.run(files, opts)
+  if progress then progress:done() end
   if not code then die("run: " .. tostring(err)) end
   return code
 end

@@ -259,8 +259,10 @@ local function run_inside(fn, opts, ending, ...)
 end
 
 -- The options of `run_file` while a script runs under `mountns run` (in
--- the runner's child for that script), else nil.
+-- the runner's child for that script), else nil; `count`: the scenarios
+-- the script has reached so far (their index in the file).
 local running
+local count = 0
 
 --- Run a scenario.
 -- @tparam[opt] string name shown by `mountns run`
@@ -294,6 +296,13 @@ function M.scenario(name, fn, opts, ...)
     error(msg, 0)
   end
   local run = running
+  -- under `mountns run`: the scenario's place in its file, and whether the
+  -- run selected it (--filter, --shard, --list): one not selected is not
+  -- run at all (no process, no namespace), only counted
+  if run and run.select then
+    count = count + 1
+    if not run.select(count, name or "(unnamed scenario)") then return nil end
+  end
   if run and run.model then
     -- mountns run --model: the same scenario on the model (it checks the
     -- options and reports to run_file's report); mountns.shell, once
@@ -394,6 +403,10 @@ end
 -- @tparam table opts `report`: called as report(name, ok, err, seconds,
 -- dot, golden, notes) after each scenario; `start`: called as
 -- start(name, timeout) before each kernel scenario (its report follows);
+-- `select`: called as select(index, name) when the script reaches a
+-- `mountns.scenario` (index: its place in the file, from 1), before
+-- anything of it runs: false skips it (not run, not reported; the call
+-- returns nil), true runs it;
 -- `dot`: pass each scenario's picture (Graphviz text of the namespaces
 -- open at its end) as `dot`; `golden`:
 -- pass the golden text of those namespaces (`mountns.format.golden_text`)
@@ -414,25 +427,27 @@ end
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
-    { "report", "start", "dot", "golden", "timeout", "model", "both", "linux" }, 2)
+    { "report", "start", "select", "dot", "golden", "timeout", "model", "both", "linux" }, 2)
   M.check_modes(opts, "run_file", 2)
   if type(opts.report) ~= "function" then
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)
   end
-  if opts.start ~= nil and type(opts.start) ~= "function" then
-    argcheck.error("run_file", 2, "option 'start': function expected, got "
-      .. type(opts.start), 2)
+  for _, k in ipairs { "start", "select" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "function" then
+      argcheck.error("run_file", 2, "option '" .. k .. "': function expected, got "
+        .. type(opts[k]), 2)
+    end
   end
   argcheck.seconds(opts.timeout, "run_file", 2, "option 'timeout'", 2)
   local chunk, err = loadfile(path)
   if not chunk then return nil, err end
-  local saved = running
-  running = opts
+  local saved, saved_count = running, count
+  running, count = opts, 0
   -- model.scenario reports to the same report (mountns.model)
   model.set_running(opts, dot.dot)
   local ok, e = pcall(chunk)
-  running = saved
+  running, count = saved, saved_count
   model.set_running(saved, dot.dot)
   if not ok then return nil, tostring(e) end
   return true

@@ -15,7 +15,9 @@
 --   `files`), then what it printed and its scenarios in the order they
 --   came: `output(w, file, line)` (one line the script or a scenario
 --   printed, without its newline, as printed: not escaped) and
---   `scenario_end(w, file, result)`, then `file_end(w, file)`;
+--   `scenario_end(w, file, result)` (under `run --list`, instead, no
+--   scenario runs and each one the run would run is
+--   `scenario_listed(w, file, {name = , index = })`), then `file_end(w, file)`;
 -- - `run_end(w, summary)`: `summary.total`, `.passed`, `.failed`, and
 --   `.stop`: nil, or why the run stopped before its end ("interrupted",
 --   "terminated", "stopped: " and the runner's own failure, not escaped).
@@ -44,7 +46,8 @@ local argcheck = require "mountns.args"
 local M = {}
 
 --- The events, in the order a run sends them.
-M.EVENTS = { "run_start", "file_start", "output", "scenario_end", "file_end", "run_end" }
+M.EVENTS = { "run_start", "file_start", "output", "scenario_end", "scenario_listed", "file_end",
+  "run_end" }
 
 --- A scenario name as one line, by the one escaping rule of mountns
 -- (`mountns.escape`: a newline as `\012`, a backslash as `\134`, ESC as

@@ -4,7 +4,10 @@
 -- file before it is reported: the file at the head streams its items at
 -- once, the others hold them until their turn. So `-j 2` reports byte for
 -- byte what `-j 1` does, the results are numbered in file order, and the
--- counts of the summary are kept here, as the events go.
+-- counts of the summary are kept here, as the events go. Under
+-- `--fail-fast` the first failure in that order is the last item sent
+-- (`halted`): what came after it, even from files that ran at once, is
+-- not reported.
 -- @module mountns.report.order
 
 local M = {}
@@ -14,10 +17,14 @@ Order.__index = Order
 
 --- An empty report.
 -- @tparam function tell sends an event to the writers (`report.subscribers`)
+-- @tparam[opt] boolean fail_fast stop at the first result that is not a pass:
+-- nothing after it is sent, and `halted` is set to its file's report (the
+-- runner then stops)
 -- @treturn table the report
-function M.new(tell)
+function M.new(tell, fail_fast)
   return setmetatable({ tell = tell, files = {}, head = 1, held = false,
-                        n = 0, passed = 0, failed = 0 }, Order)
+                        n = 0, passed = 0, failed = 0, n_listed = 0, fail_fast = fail_fast,
+                        halted = false }, Order)
 end
 
 --- The report of the next file, its place in the order.
@@ -42,10 +49,13 @@ end
 -- the items of f not sent yet, the results numbered and counted
 local function show(self, f)
   open(self, f)
-  while f.shown < #f.items do
+  while f.shown < #f.items and not self.halted do
     f.shown = f.shown + 1
     local it = f.items[f.shown]
     if it[1] == "output" then self.tell("output", f.file, it[2])
+    elseif it[1] == "listed" then
+      self.n_listed = self.n_listed + 1
+      self.tell("scenario_listed", f.file, it[2])
     else
       local r = it[2]
       self.n = self.n + 1
@@ -53,16 +63,17 @@ local function show(self, f)
       if r.status == "pass" then self.passed = self.passed + 1
       else self.failed = self.failed + 1 end
       self.tell("scenario_end", f.file, r)
+      if self.fail_fast and r.status ~= "pass" then self.halted = f end
     end
   end
 end
 
 -- every file whose turn has come
 local function flush(self)
-  while self.files[self.head] do
+  while self.files[self.head] and not self.halted do
     local f = self.files[self.head]
     show(self, f)
-    if not f.finished then break end
+    if not f.finished or self.halted then break end
     f.items = nil -- reported: not kept for the rest of the run
     self.head = self.head + 1
     self.tell("file_end", f.file)
@@ -98,15 +109,25 @@ function Order:end_output(f)
   end
 end
 
---- A scenario's result (`r`: as `scenario_end` has it, but for `n` and
--- `index`, which are given here).
+--- A scenario's result (`r`: as `scenario_end` has it, but for `n`, given
+-- here, and `index`: its place in the file when the script's process
+-- said it (--filter and --shard leave scenarios out), else its count).
 -- @tparam table f a file's report
 -- @tparam table r
 function Order:result(f, r)
   self:end_output(f)
   f.results = f.results + 1
-  r.index = f.results
+  r.index = r.index or f.results
   push(self, f, { "result", r })
+end
+
+--- A scenario `run --list` lists (`r`: `name`, `index`): sent as
+-- `scenario_listed`, in file order.
+-- @tparam table f a file's report
+-- @tparam table r
+function Order:listed(f, r)
+  self:end_output(f)
+  push(self, f, { "listed", r })
 end
 
 --- The runner's own verdict on a file or a scenario: an error.
@@ -136,7 +157,7 @@ end
 -- @tparam ?string stop why the run stopped (nil: it did not)
 -- @treturn table the summary (`total`, `passed`, `failed`, `stop`)
 function Order:run_end(stop)
-  local f = stop and self.files[self.head]
+  local f = stop and (self.halted or self.files[self.head])
   if f then
     self:end_output(f)
     show(self, f)

@@ -1,0 +1,239 @@
+-- The command line as CI authors use it (issue 27): selecting and sharding
+-- scenarios (--list, --filter, --shard, --fail-fast), merging shard
+-- reports (mountns report merge), per-command help, --version, completion,
+-- the man page, progress lines. Every selection is checked against what
+-- ran: a scenario that runs mounts a tmpfs and checks the kernel shows it;
+-- a scenario that must not run fails if it does.
+local helper = require "helper"
+local runner = require "mountns.runner"
+
+local cli = helper.cli
+
+local dir
+local function write(name, text) return helper.write(dir, name, text) end
+
+-- A script of scenarios named names[i]: each mounts a tmpfs and checks it
+-- is there (a fact of the kernel); a name starting with "trap" fails.
+local function script(names)
+  local out = { 'local mountns = require "mountns"', 'local expect = require "mountns.expect"' }
+  for _, name in ipairs(names) do
+    out[#out + 1] = string.format([[
+mountns.scenario(%q, function(ns)
+  ns:mkdir("/X"); ns:mount("t", "/X", "tmpfs")
+  expect.mounted(ns, "/X")
+  if (%q):match("^trap") or (%q):match(" trap") then error("trap ran") end
+end)]], name, name, name)
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- the lines of s, as a list
+local function lines(s)
+  local t = {}
+  for l in (s .. "\n"):gmatch("([^\n]*)\n") do t[#t + 1] = l end
+  return t
+end
+
+-- the "ok"/"FAIL" names of a plain report, as a set
+local function ran(out)
+  local set = {}
+  for name in out:gmatch("\nok   ([^\n]-) %(%d+ ms%)") do set[name] = "ok" end
+  for name in ("\n" .. out):gmatch("\nok   ([^\n]-) %(%d+ ms%)") do set[name] = "ok" end
+  for name in ("\n" .. out):gmatch("\nFAIL ([^\n]-) %(%d+ ms%)") do set[name] = "FAIL" end
+  return set
+end
+
+describe("mountns run: selecting and sharding", function()
+  local a, b
+  setup(function()
+    dir = helper.tempdir()
+    a = write("a.lua", script { "mount one", "mount two", "trap three", "mount four",
+                                "mount five" })
+    b = write("b.lua", script { "mount one", "b trap", "mount b3" })
+  end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  describe("--list", function()
+    it("prints file, index and name of every scenario and runs none", function()
+      local out = cli("run --list " .. a .. " " .. b)
+      assert.same({ a .. "\t1\tmount one", a .. "\t2\tmount two", a .. "\t3\ttrap three",
+                    a .. "\t4\tmount four", a .. "\t5\tmount five", b .. "\t1\tmount one",
+                    b .. "\t2\tb trap", b .. "\t3\tmount b3", "exit=0" }, lines(out))
+      -- the same files run: the traps run and fail
+      local run = cli("run " .. a .. " " .. b)
+      assert.equal("FAIL", ran(run)["trap three"])
+      assert.matches("\n6 passed, 2 failed\nexit=1$", run)
+    end)
+
+    it("says on stderr why a file could not be listed, with exit status 1", function()
+      local bad = write("bad.lua", "error('no names here')\n")
+      local out = cli("run --list " .. a .. " " .. bad)
+      assert.matches("\tmount five\nmountns: run %-%-list: [^\n]*bad%.lua: [^\n]*no names here"
+        .. "\nexit=1$", out)
+      local stdout = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars()
+        .. " bin/mountns run --list " .. bad .. " 2>/dev/null")
+      assert.equal("", stdout)
+    end)
+  end)
+
+  describe("--filter", function()
+    it("runs only the scenarios whose name matches the Lua pattern; the others not at all",
+      function()
+      local out = cli("run --filter '^mount [ot]' " .. a .. " " .. b)
+      assert.same({ ["mount one"] = "ok", ["mount two"] = "ok" }, ran(out))
+      assert.matches("\n3 passed, 0 failed\nexit=0$", out) -- a's two, b's "mount one"
+      -- a substring is a pattern without magic characters
+      assert.same({ ["trap three"] = "FAIL" }, ran(cli("run --filter 'trap t' " .. a)))
+      -- --list with --filter: the real indexes in the file
+      assert.same({ a .. "\t4\tmount four", a .. "\t5\tmount five", "exit=0" },
+        lines(cli("run --list --filter 'f' " .. a)))
+    end)
+
+    it("a bad Lua pattern is a usage error before anything runs", function()
+      for pattern, why in pairs {
+        ["x["] = "malformed pattern %(missing '%]'%)",
+        ["x%"] = "malformed pattern %(ends with '%%'%)",
+        ["(x"] = "unfinished capture",
+        ["(x))"] = "invalid pattern capture",
+        ["%1"] = "invalid capture index %%1",
+        ["%f"] = "missing '%[' after '%%f' in pattern",
+        ["%bx"] = "missing arguments to '%%b'",
+      } do
+        -- Lua itself says nothing of "x[" on a name that has no "x"
+        local out = cli("run --filter '" .. pattern .. "' " .. a)
+        assert.matches("^mountns: run: %-%-filter: " .. why .. "\nexit=2$", out)
+      end
+      assert.matches("%-%-filter needs a Lua pattern\nexit=2$", cli("run " .. a .. " --filter"))
+      assert.matches("%-%-filter given twice\nexit=2$", cli("run --filter a --filter b " .. a))
+      -- the same patterns through the API: an error at the caller's line
+      local ok, err = pcall(function() runner.run({ a }, { filter = "x[" }) end)
+      assert.is_false(ok)
+      assert.matches("39%-cli_spec%.lua:%d+: bad argument #2 to 'run' %(option 'filter': "
+        .. "malformed pattern", err)
+    end)
+
+    it("pattern_problem knows a valid pattern from a bad one", function()
+      for _, p in ipairs { "mount", "^mount %d+$", "[%]]", "[]]", "%f[%w]x", "(a)%1", "%bxy",
+                           "()", "[^%s]+", "a-", "%%", "a)" } do
+        assert.is_nil(runner.pattern_problem(p), p)
+        assert.is_true(pcall(string.find, "abc", p), p)
+      end
+      for _, p in ipairs { "[a", "[^", "[%", "%", "(a", "(a))", "%2", "(a%1)", "%b", "%fx" } do
+        assert.is_string(runner.pattern_problem(p), p)
+        -- each is one Lua rejects when a match reaches it
+        assert.is_false(pcall(string.find, p .. "", p), p)
+      end
+    end)
+
+    it("a run whose filter leaves out every scenario of a file is no error for that file",
+      function()
+      local out = cli("run --filter '^mount' " .. a .. " " .. b)
+      assert.not_matches("no scenario ran", out)
+      -- a filter that matches no scenario of the whole run fails it (a typo
+      -- would pass in CI), unless it is a shard's: a shard may be empty
+      assert.matches("^0 passed, 0 failed\nmountns: run: %-%-filter 'zzz' matched no "
+        .. "scenario\nexit=1$", cli("run --filter zzz " .. a))
+      assert.matches("^mountns: run: %-%-filter 'zzz' matched no scenario\nexit=1$",
+        cli("run --list --filter zzz " .. a))
+      assert.matches("^0 passed, 0 failed\nexit=0$", cli("run --shard 2/9 --filter '1' " .. a))
+      local empty = write("empty.lua", "-- no scenario\n")
+      assert.matches("FAIL [^\n]*empty%.lua %(no scenario ran%)",
+        cli("run --filter '^mount' " .. a .. " " .. empty))
+    end)
+  end)
+
+  describe("--shard K/N", function()
+    it("splits the run into N disjoint shards that together are the whole run", function()
+      local all = lines(cli("run --list " .. a .. " " .. b))
+      table.remove(all) -- exit=0
+      for n = 1, 4 do
+        local seen = {}
+        for k = 1, n do
+          local part = lines(cli("run --list --shard " .. k .. "/" .. n .. " " .. a .. " " .. b))
+          assert.equal("exit=0", table.remove(part))
+          for _, l in ipairs(part) do
+            assert.is_nil(seen[l], l .. " in two shards of " .. n)
+            seen[l] = k
+          end
+        end
+        for _, l in ipairs(all) do assert.is_number(seen[l], l .. " in no shard of " .. n) end
+      end
+      -- the same split when the scenarios run, not listed
+      local s1 = ran(cli("run --filter '^mount' --shard 1/2 " .. a .. " " .. b))
+      local s2 = ran(cli("run --filter '^mount' --shard 2/2 " .. a .. " " .. b))
+      local union = {}
+      for name in pairs(s1) do union[name] = true end
+      for name in pairs(s2) do union[name] = true end
+      -- "mount one" is in both files: once in each shard (file a's 1 and b's 1)
+      assert.same({ ["mount one"] = true, ["mount two"] = true, ["mount four"] = true,
+                    ["mount five"] = true, ["mount b3"] = true }, union)
+      assert.equal("ok", s1["mount one"]); assert.equal("ok", s2["mount one"])
+    end)
+
+    it("a bad K/N is a usage error", function()
+      for _, case in ipairs {
+        { "0/2", "K must be from 1 to N %(2%), got 0" },
+        { "3/2", "K must be from 1 to N %(2%), got 3" },
+        { "1/0", "N must be from 1 to 1000000, got 0" },
+        { "a/b", "K/N expected %(shard K of N, such as 2/4%), got 'a/b'" },
+        { "2", "K/N expected" },
+      } do
+        assert.matches("^mountns: run: %-%-shard: " .. case[2] .. "[^\n]*\nexit=2$",
+          cli("run --shard " .. case[1] .. " " .. a))
+      end
+      assert.matches("%-%-shard needs K/N\nexit=2$", cli("run " .. a .. " --shard"))
+      local ok, err = pcall(function() runner.run({ a }, { shard = "2/1" }) end)
+      assert.is_false(ok)
+      assert.matches("bad argument #2 to 'run' %(option 'shard': K must be", err)
+    end)
+  end)
+
+  describe("--fail-fast", function()
+    it("stops at the first failure: the summary says what was not run, exit status 1",
+      function()
+      local c = write("c.lua", script { "c runs" })
+      for _, jobs in ipairs { 1, 3 } do
+        local out = cli("run -j " .. jobs .. " --fail-fast " .. a .. " " .. b .. " " .. c)
+        assert.same({ ["mount one"] = "ok", ["mount two"] = "ok", ["trap three"] = "FAIL" },
+          ran(out))
+        assert.matches("\n2 passed, 1 failed %(stopped at the first failure by %-%-fail%-fast: "
+          .. "the rest of [^\n]*a%.lua and 2 files after it not run%)\nexit=1$", out)
+      end
+      local tap = cli("run --tap --fail-fast " .. a .. " " .. c)
+      assert.matches("\nnot ok 3 %- trap three\n.*\nBail out! stopped at the first failure", tap)
+      -- without it: every scenario runs
+      local out = cli("run " .. a .. " " .. b .. " " .. c)
+      assert.equal("ok", ran(out)["c runs"])
+      assert.equal("ok", ran(out)["mount five"])
+      -- a run that passes is not stopped
+      assert.matches("\n1 passed, 0 failed\nexit=0$", cli("run --fail-fast " .. c))
+    end)
+  end)
+
+  describe("progress", function()
+    it("goes to stderr in a pipe only with --progress, a line per file", function()
+      local c = write("c.lua", script { "c runs" })
+      local cmd = "cd " .. helper.ROOT .. " && " .. helper.lua_vars() .. " bin/mountns run "
+      local err = helper.sh(cmd .. "--progress " .. c .. " " .. c .. " 2>&1 >/dev/null")
+      assert.equal("run: 1/2 files, 1 passed, 0 failed\nrun: 2/2 files, 2 passed, 0 failed", err)
+      assert.equal("", helper.sh(cmd .. c .. " " .. c .. " 2>&1 >/dev/null"))
+      -- the report on stdout is the same with or without it
+      local function report(opt)
+        return (helper.sh(cmd .. opt .. c .. " " .. c .. " 2>/dev/null"):gsub("%(%d+ ms%)", ""))
+      end
+      assert.equal(report(""), report("--progress "))
+    end)
+
+    it("is a line rewritten in place on a terminal, erased before each report line", function()
+      if os.execute("command -v script >/dev/null") ~= true
+          and os.execute("command -v script >/dev/null") ~= 0 then
+        return pending("no script(1)")
+      end
+      local c = write("c.lua", script { "c runs" })
+      local out = helper.sh("cd " .. helper.ROOT .. " && script -qec \"" .. helper.lua_vars()
+        .. " bin/mountns run " .. c .. " " .. c .. "\" /dev/null")
+      assert.truthy(out:find("\rrun: 1/2 files, 1 passed, 0 failed\27[K", 1, true), out)
+      assert.truthy(out:find("\r\27[K2 passed, 0 failed", 1, true), out)
+    end)
+  end)
+end)
