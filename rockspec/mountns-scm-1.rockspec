@@ -64,6 +64,7 @@ build = {
     ["mountns.report.order"] = "lua/mountns/report/order.lua",
     ["mountns.report.plain"] = "lua/mountns/report/plain.lua",
     ["mountns.report.tap"] = "lua/mountns/report/tap.lua",
+    ["mountns.report.merge"] = "lua/mountns/report/merge.lua",
     ["mountns.expect"] = "lua/mountns/expect.lua",
     ["mountns.luassert"] = "lua/mountns/luassert.lua",
     ["mountns.diff"] = "lua/mountns/diff.lua",

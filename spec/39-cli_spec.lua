@@ -237,3 +237,159 @@ describe("mountns run: selecting and sharding", function()
     end)
   end)
 end)
+
+describe("mountns report merge", function()
+  local merge = require "mountns.report.merge"
+  local SCHEMAS = helper.ROOT .. "/../shared/report-schemas"
+  local function has(cmd)
+    local r = os.execute(cmd .. " >/dev/null 2>&1")
+    return r == true or r == 0
+  end
+  local jsonschema = has("python3 -c 'import jsonschema'") and has("test -d " .. SCHEMAS)
+  local xmllint = has("command -v xmllint") and has("test -d " .. SCHEMAS)
+  setup(function() dir = helper.tempdir() end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  -- A KCIDB v5.3 report of shard (or nil: none named) with tests
+  -- {file, index}...: the checkout and build every shard describes alike.
+  local function kcidb(shard, tests)
+    local t = {}
+    for _, x in ipairs(tests) do
+      t[#t + 1] = string.format('{"id": "mountns:%s.%d", "build_id": "mountns:b1", '
+        .. '"origin": "mountns", "path": "mountns.%s.%d", "status": "PASS"%s}', x[1], x[2],
+        x[1], x[2], shard and ', "misc": {"shard": "' .. shard .. '"}' or "")
+    end
+    return '{"version": {"major": 5, "minor": 3},\n'
+      .. '"checkouts": [{"id": "mountns:c1", "origin": "mountns"}],\n'
+      .. '"builds": [{"id": "mountns:b1", "checkout_id": "mountns:c1", "origin": "mountns"}],\n'
+      .. '"tests": [' .. table.concat(t, ",\n") .. "]}\n"
+  end
+
+  -- A JUnit report of shard with one testsuite per file: {file, {names}}...
+  local function junit(shard, suites)
+    local out = { '<?xml version="1.0" encoding="UTF-8"?>', '<testsuites name="mountns">' }
+    for _, s in ipairs(suites) do
+      out[#out + 1] = string.format('<testsuite name="%s" tests="%d" failures="0" errors="0" '
+        .. 'time="0.5">', s[1], #s[2])
+      if shard then
+        out[#out + 1] = '<properties><property name="mountns.shard" value="' .. shard
+          .. '"/></properties>'
+      end
+      for _, name in ipairs(s[2]) do
+        out[#out + 1] = string.format('<testcase classname="%s" name="%s" time="0.25">'
+          .. '<system-out>said &lt;%s&gt;</system-out></testcase>', s[1], name, name)
+      end
+      out[#out + 1] = "</testsuite>"
+    end
+    out[#out + 1] = "</testsuites>"
+    return table.concat(out, "\n") .. "\n"
+  end
+
+  local function run(out, ...)
+    local args = {}
+    for i, text in ipairs { ... } do args[i] = write("in" .. i, text) end
+    return cli("report merge " .. out .. " " .. table.concat(args, " "))
+  end
+
+  it("merges KCIDB shards into one valid report, each scenario once", function()
+    local out = dir .. "/merged.json"
+    assert.equal("exit=0", run(out, kcidb("2/2", { { "a", 2 }, { "b", 1 } }),
+                                    kcidb("1/2", { { "a", 1 }, { "a", 3 } })))
+    local doc = merge.json_decode(helper.read(out))
+    assert.same({ major = 5, minor = 3 }, doc.version)
+    assert.equal(1, #doc.checkouts); assert.equal(1, #doc.builds)
+    local ids = {}
+    for _, t in ipairs(doc.tests) do ids[#ids + 1] = t.id end
+    table.sort(ids)
+    assert.same({ "mountns:a.1", "mountns:a.2", "mountns:a.3", "mountns:b.1" }, ids)
+    if jsonschema then
+      assert.equal("", helper.sh("python3 -c 'import json,sys,jsonschema; jsonschema.validate("
+        .. "json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' " .. SCHEMAS
+        .. "/kcidb-v5.3.schema.json " .. out .. " 2>&1"))
+    end
+  end)
+
+  it("fails, writing nothing, on a scenario twice, a shard missing, a gap", function()
+    local out = dir .. "/no.json"
+    assert.matches("^mountns: report merge: scenario mountns:a%.1 ran twice: in [^\n]*in1 and "
+      .. "[^\n]*in2\nexit=1$", run(out, kcidb("1/2", { { "a", 1 } }), kcidb("2/2", { { "a", 1 } })))
+    assert.matches("^mountns: report merge: shard 2/3 missing\nexit=1$",
+      run(out, kcidb("1/3", { { "a", 1 } }), kcidb("3/3", { { "a", 3 } })))
+    assert.matches("^mountns: report merge: shard 1/2 twice: ",
+      run(out, kcidb("1/2", { { "a", 1 } }), kcidb("1/2", { { "a", 2 } })))
+    assert.matches("^mountns: report merge: scenario mountns%.a%.2 is in no report %(a has 3 "
+      .. "after it%)\nexit=1$", run(out, kcidb(nil, { { "a", 1 } }), kcidb(nil, { { "a", 3 } })))
+    assert.matches("names no shard", run(out, kcidb("1/2", { { "a", 1 } }),
+      kcidb(nil, { { "a", 2 } })))
+    assert.matches("not a KCIDB v5%.3 report", run(out, '{"version": {"major": 4, "minor": 0}}'))
+    assert.is_nil(io.open(out))
+    -- the same reports, each scenario once: merged
+    assert.equal("exit=0", run(out, kcidb(nil, { { "a", 1 } }), kcidb(nil, { { "a", 2 } })))
+  end)
+
+  it("merges JUnit shards into one valid document, a testsuite per file", function()
+    local out = dir .. "/merged.xml"
+    assert.equal("exit=0", run(out, junit("1/2", { { "a.lua", { "one", "three" } },
+                                                   { "b.lua", { "one" } } }),
+                                    junit("2/2", { { "a.lua", { "two" } } })))
+    local root = merge.xml_parse(helper.read(out))
+    assert.equal("testsuites", root.tag)
+    assert.equal("4", merge.attr(root, "tests"))
+    local suites = {}
+    for _, s in ipairs(root.children) do
+      if s.tag == "testsuite" then
+        local names = {}
+        for _, c in ipairs(s.children) do
+          if c.tag == "testcase" then names[#names + 1] = merge.attr(c, "name") end
+        end
+        suites[merge.attr(s, "name")] = { merge.attr(s, "tests"), table.concat(names, " ") }
+      end
+    end
+    assert.same({ ["a.lua"] = { "3", "one three two" }, ["b.lua"] = { "1", "one" } }, suites)
+    assert.truthy(helper.read(out):find("said &lt;two&gt;", 1, true)) -- text kept as written
+    assert.falsy(helper.read(out):find("mountns.shard", 1, true)) -- no shard's name
+    if xmllint then
+      assert.matches("validates$", helper.sh("xmllint --noout --schema " .. SCHEMAS
+        .. "/junit-10.xsd " .. out .. " 2>&1"))
+    end
+  end)
+
+  it("fails on a JUnit scenario twice or a shard missing", function()
+    local out = dir .. "/no.xml"
+    assert.matches("^mountns: report merge: scenario one of a%.lua ran twice: ",
+      run(out, junit("1/2", { { "a.lua", { "one" } } }), junit("2/2", { { "a.lua", { "one" } } })))
+    assert.matches("^mountns: report merge: shard 2/2 missing\nexit=1$",
+      run(out, junit("1/2", { { "a.lua", { "one" } } })))
+    assert.is_nil(io.open(out))
+    -- one name in two files is two scenarios
+    assert.equal("exit=0", run(out, junit(nil, { { "a.lua", { "one" } } }),
+                                    junit(nil, { { "b.lua", { "one" } } })))
+  end)
+
+  it("refuses reports of two formats, bad text and a bad command line", function()
+    local out = dir .. "/x"
+    assert.matches("in2 is junit, [^\n]*in1 kcidb\nexit=1$",
+      run(out, kcidb(nil, { { "a", 1 } }), junit(nil, { { "a.lua", { "one" } } })))
+    assert.matches("in1: not valid JSON: offset %d+: ", run(out, '{"version": '))
+    assert.matches("in1: not valid XML: offset %d+: </b> closes <a>", run(out, "<a></b>"))
+    assert.matches("neither JUnit XML nor KCIDB JSON", run(out, "hello"))
+    assert.matches("^mountns: report merge: OUT and at least one IN expected[^\n]*\nexit=2$",
+      cli("report merge " .. out))
+    assert.matches("^mountns: report: unknown subcommand split[^\n]*\nexit=2$",
+      cli("report split x y"))
+    assert.matches("^mountns: report merge: [^\n]*/nothing[^\n]*No such file[^\n]*\nexit=1$",
+      cli("report merge " .. out .. " " .. dir .. "/nothing"))
+  end)
+
+  it("decodes and encodes JSON as written", function()
+    local v = merge.json_decode('{"a": [1, 2.5, -3e2, "\\u00e9\\ud83d\\ude00\\n", true, null, {}],'
+      .. ' "b": []}')
+    assert.same({ 1, 2.5, -300, "é😀\n", true, merge.null, {} }, v.a)
+    assert.is_true(merge.is_array(v.b))
+    assert.equal('{\n  "a": [\n    1,\n    2.5,\n    -300,\n    "é😀\\n",\n    true,\n    null,\n'
+      .. '    {}\n  ],\n  "b": []\n}', merge.json_encode(v))
+    for _, bad in ipairs { "[1,]", '{"a" 1}', "[1", '"\\q"', "01x", "" } do
+      assert.is_false(pcall(merge.json_decode, bad), bad)
+    end
+  end)
+end)

@@ -782,7 +782,7 @@ function M.run(files, opts)
   -- The run: scripts started (up to `jobs`), their frames and output read,
   -- each report completed, until every file is reported or a signal stops it.
   local function loop()
-    tell("run_start", { files = { unpack(files) } })
+    tell("run_start", { files = { unpack(files) }, shard = opts.shard, filter = opts.filter })
     local next_file = 1
     -- --fail-fast: the first failure in the report's order ends the run
     local function halted()

@@ -9,7 +9,9 @@
 --
 -- The events, in the order a run sends them, each once:
 --
--- - `run_start(w, run)`: `run.files`, the scripts in order;
+-- - `run_start(w, run)`: `run.files`, the scripts in order; `run.shard`
+--   ("K/N" under `--shard`: a report names it, so `mountns report merge`
+--   can tell that every shard is there) and `run.filter`, or nil;
 -- - for each file, in file order whatever `jobs` is:
 --   `file_start(w, file)` (`file.path`, `file.index`: its place in
 --   `files`), then what it printed and its scenarios in the order they
