@@ -31,7 +31,7 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
 .PHONY: all deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps \
-        check-model
+        check-model man
 
 all: $(MODULE)
 
@@ -165,10 +165,24 @@ diagrams: deps
 	  dot -Tsvg $$f -o doc/diagrams/$$b.svg && dot -Tpng $$f -o doc/diagrams/$$b.png || exit 1; \
 	done; echo "diagrams: $$(ls doc/diagrams/*.svg | wc -l) rendered into doc/diagrams"
 
+# The man page and the bash and zsh completions, made from the command
+# line's one source (mountns.cli.COMMANDS) by doc/mkusage.lua; spec 39
+# fails when the files in the tree are not what it makes now.
+USAGE_FILES = doc/mountns.1 doc/completion/mountns.bash doc/completion/_mountns
+man: $(USAGE_FILES)
+doc/mountns.1: lua/mountns/cli.lua doc/mkusage.lua
+	$(LUA) doc/mkusage.lua man > $@.tmp && mv $@.tmp $@
+doc/completion/mountns.bash: lua/mountns/cli.lua doc/mkusage.lua
+	@mkdir -p $(dir $@)
+	$(LUA) doc/mkusage.lua bash > $@.tmp && mv $@.tmp $@
+doc/completion/_mountns: lua/mountns/cli.lua doc/mkusage.lua
+	@mkdir -p $(dir $@)
+	$(LUA) doc/mkusage.lua zsh > $@.tmp && mv $@.tmp $@
+
 # LDoc HTML of the whole API in doc/ldoc/ (see config.ld; discount renders
 # the README's Markdown and the manual's pages in doc/*.md as topics). Any LDoc warning fails; spec/tools/undocumented.lua names
 # each function of mountns.core without a /*** comment in csrc/.
-doc: deps
+doc: deps man
 	$(MAKE) all
 	$(MAKE) deps DEBS="lua-ldoc lua-discount"
 	rm -rf doc/ldoc

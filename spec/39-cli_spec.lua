@@ -393,3 +393,127 @@ describe("mountns report merge", function()
     end
   end)
 end)
+
+describe("the command line's conventions", function()
+  local clim = require "mountns.cli"
+
+  it("run, show, check and report --help print their own usage, exit status 0", function()
+    for _, cmd in ipairs { "run", "show", "check", "report" } do
+      for _, flag in ipairs { "--help", "-h" } do
+        local out = cli(cmd .. " " .. flag)
+        assert.matches("^usage: mountns " .. cmd .. " ", out)
+        assert.matches("\noptions:\n", out)
+        assert.matches("\nexit=0$", out)
+        assert.equal(clim.help(cmd) .. "exit=0", out)
+        -- no other command's usage in it
+        for _, other in ipairs { "run", "show", "check", "report" } do
+          if other ~= cmd then
+            assert.not_matches("usage: mountns " .. other .. " ", out)
+            assert.not_matches("\n       mountns " .. other .. " ", out)
+          end
+        end
+      end
+    end
+    -- --help after other options, after --kernel: the help, nothing run
+    assert.matches("^usage: mountns run .*exit=0$", cli("run --kernel 6.1 x.lua --help"))
+    assert.matches("^usage: mountns show .*exit=0$", cli("show --json --help"))
+    assert.matches("^usage: mountns check .*exit=0$", cli("check --random 5 --help"))
+    -- a file named --help after "--" is a file
+    assert.matches("FAIL %-%-help", cli("run -- --help"))
+    -- mountns help CMD, and the overview
+    assert.equal(clim.help("run") .. "exit=0", cli("help run"))
+    local all = cli("--help")
+    assert.matches("^usage: mountns run ", all)
+    for _, c in ipairs(clim.COMMANDS) do
+      for _, o in ipairs(c.options) do
+        if o[1] ~= "-h, --help" then
+          assert.truthy(all:find(clim.option_head(o), 1, true), c.name .. " " .. o[1])
+        end
+      end
+    end
+    -- an unknown option is still a usage error with status 2
+    assert.matches("^mountns: run: unknown option %-%-helps\nexit=2$", cli("run --helps x"))
+  end)
+
+  it("every option a command's parser takes is in its usage, and only those", function()
+    -- each option of the table, alone, is taken by its parser (no "unknown
+    -- option"/"unexpected argument"), and a made-up one is not
+    -- (show: with --watch --timeout 0.01, so no probe watches for ever;
+    -- run: a file that is not there, in a directory of the spec's own)
+    local tmp = helper.tempdir()
+    local probe = { run = "run %s " .. tmp .. "/x.lua", check = "check %s",
+                    show = "show %s --watch --timeout 0.01" }
+    for _, c in ipairs(clim.COMMANDS) do
+      if probe[c.name] then
+        for _, o in ipairs(c.options) do
+          for name in o[1]:gmatch("[^,%s]+") do
+            if name ~= "-h" and name ~= "--help" and name ~= "--kernel" then
+              local out = cli(string.format(probe[c.name], name) .. " </dev/null")
+              assert.not_matches("unknown option", out, name)
+              assert.not_matches("unexpected argument " .. name:gsub("%-", "%%-"), out, name)
+            end
+          end
+        end
+        local out = cli(string.format(probe[c.name], "--no-such-option"))
+        assert.matches("exit=2$", out)
+      end
+    end
+    os.execute("rm -rf " .. tmp)
+  end)
+
+  it("--version prints the version, whose one home is mountns._VERSION, as the rockspec's",
+    function()
+    local mountns = require "mountns"
+    local rockspec = helper.sh("ls " .. helper.ROOT .. "/rockspec/")
+    local version = assert(rockspec:match("^mountns%-(.+)%.rockspec$"))
+    assert.equal("mountns " .. version, mountns._VERSION)
+    assert.matches("^mountns " .. version:gsub("%p", "%%%0") .. " %((.-)%)\nexit=0$",
+      cli("--version"))
+  end)
+
+  it("the man page and the completions in the tree are what doc/mkusage.lua makes", function()
+    local mk = helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars()
+      .. " doc/mkusage.lua man | cmp - doc/mountns.1 && echo same")
+    assert.equal("same", mk)
+    for kind, file in pairs { bash = "mountns.bash", zsh = "_mountns" } do
+      assert.equal("same", helper.sh("cd " .. helper.ROOT .. " && " .. helper.lua_vars()
+        .. " doc/mkusage.lua " .. kind .. " | cmp - doc/completion/" .. file .. " && echo same"))
+    end
+    local page = helper.read(helper.ROOT .. "/doc/mountns.1")
+    for _, c in ipairs(clim.COMMANDS) do
+      assert.truthy(page:find('.SS "mountns ' .. c.name .. '"', 1, true), c.name)
+      for _, o in ipairs(c.options) do
+        assert.truthy(page:find("\\fB" .. o[1]:gsub("%-", "\\-") .. "\\fR", 1, true), o[1])
+      end
+    end
+    if os.execute("command -v man >/dev/null 2>&1") == true then
+      local text = helper.sh("MANWIDTH=80 man -l " .. helper.ROOT .. "/doc/mountns.1 2>&1")
+      assert.matches("\nCOMMANDS\n", text)
+      assert.matches("%-%-shard K/N", text)
+    end
+  end)
+
+  it("bash completes commands, each command's options and their values", function()
+    local function complete(...)
+      local w = { ... }
+      return helper.sh("bash -c 'source " .. helper.ROOT .. "/doc/completion/mountns.bash; "
+        .. "COMP_WORDS=(" .. table.concat(w, " ") .. "); COMP_CWORD=" .. (#w - 1)
+        .. "; _mountns; echo \"${COMPREPLY[*]}\"'")
+    end
+    assert.equal("show", complete("mountns", "sh"))
+    assert.equal("--strict --shard", complete("mountns", "run", "--s")) -- (usage order)
+    assert.equal("--explain", complete("mountns", "show", "--ex"))
+    assert.equal("--seed", complete("mountns", "check", "--se"))
+    assert.equal("6.1 6.12", complete("mountns", "run", "--kernel", "6.1"))
+    assert.equal("", complete("mountns", "run", "--zz"))
+    assert.equal("", complete("mountns", "show", "--shard"))   -- run's, not show's
+    assert.equal("", complete("mountns", "run", "--shard", "")) -- K/N: nothing to offer
+  end)
+
+  it("zsh's completion is valid zsh", function()
+    if os.execute("command -v zsh >/dev/null 2>&1") ~= true then
+      return pending("no zsh here")
+    end
+    assert.equal("ok", helper.sh("zsh -n " .. helper.ROOT .. "/doc/completion/_mountns && echo ok"))
+  end)
+end)

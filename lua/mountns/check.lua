@@ -834,6 +834,10 @@ function M.command(args)
   end
   while i <= #args do
     local a = args[i]
+    if a == "-h" or a == "--help" then
+      io.write(cli.help("check"))
+      return 0
+    end
     if o[a] ~= nil then die("check: " .. a .. " given twice") end
     if a == "--random" then o[a] = int(a, 1, 1e9)
     elseif a == "--seed" then o[a] = int(a, 0, 2147483646)

@@ -968,6 +968,14 @@ local CLI_NAMES = { model = "--model", both = "--both", linux = "--linux" }
 -- `--kernel` needs its vm/), `interp`: the Lua interpreter's command
 -- @treturn int the exit status
 function M.command(args, ctx)
+  -- --help anywhere before "--" (even after --kernel): the help, nothing run
+  for _, a in ipairs(args) do
+    if a == "--" then break end
+    if a == "-h" or a == "--help" then
+      io.write(cli.help("run"))
+      return 0
+    end
+  end
   local files, opts, strict, progress_asked = {}, {}, false, false
   local kernel, rest = nil, {}
   local i = 1

@@ -535,6 +535,12 @@ end
 -- @tparam {string,...} args the words after `report`
 -- @treturn int the exit status
 function M.command(args)
+  for _, a in ipairs(args) do
+    if a == "-h" or a == "--help" then
+      io.write(cli.help("report"))
+      return 0
+    end
+  end
   if args[1] ~= "merge" then
     cli.die("report: " .. (args[1] and "unknown subcommand " .. core.escape(args[1])
       or "a subcommand expected") .. " (report merge OUT IN...)")
