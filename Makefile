@@ -30,7 +30,7 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
-.PHONY: all deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps \
+.PHONY: all deps tools test test-args soak check lint demo bench diagrams doc clean matrix matrix-deps \
         check-model man
 
 all: $(MODULE)
@@ -99,10 +99,21 @@ BUSTED_LUA := $(shell head -n 1 '$(BUSTED_BIN)' 2>/dev/null | grep -E '^\#!.*lua
 BUSTED_RUN = $(if $(BUSTED_LUA),$(LUA) $(BUSTED_BIN) --ignore-lua,busted --lua=$(LUA))
 test: export BUSTED_CMD = $(BUSTED_RUN) --cpath='$(BUILD)/?.so' \
   --exclude-tags=soak $(BUSTED_ARGS)
-test: tools
+# One document per busted process would be what `-o junit` (or json)
+# prints: the specs run in several busted processes at once and the lint beside
+# them, and their outputs are joined as text. So it is refused, naming what
+# gives one document; TAP is joined into one stream (spec/parallel).
+test: tools test-args
 	$(MAKE) all
 	sh spec/parallel $(TEST_JOBS) $(BUILD)/test '$(MAKE) --no-print-directory lint' \
 	  $(SPEC_FILES)
+
+test-args:
+	@case " $(BUSTED_ARGS) " in *junit*|*json*) \
+	  echo "make test: BUSTED_ARGS='$(BUSTED_ARGS)': spec/parallel runs the spec files in" \
+	    "several busted processes, which would print one document each: refused. One" \
+	    "JUnit document: $(BUSTED_RUN) --cpath='$(BUILD)/?.so' -o junit spec (no lint)" \
+	    "; one stream of all: make test BUSTED_ARGS='-o TAP'" >&2; exit 2;; esac
 
 # `make check`: the name autotools users type for the tests; the same as
 # `make test`.

@@ -517,3 +517,40 @@ describe("the command line's conventions", function()
     assert.equal("ok", helper.sh("zsh -n " .. helper.ROOT .. "/doc/completion/_mountns && echo ok"))
   end)
 end)
+
+describe("the test suite's own command lines", function()
+  it("make test refuses an output that would be one document per busted, not TAP", function()
+    local function args(a)
+      return helper.sh("cd " .. helper.ROOT .. " && make --no-print-directory -s test-args "
+        .. "BUSTED_ARGS='" .. a .. "' 2>&1; echo \"exit=$?\"")
+    end
+    for _, a in ipairs { "-o junit", "--output=junit", "-o json" } do
+      local out = args(a)
+      assert.matches("^make test: BUSTED_ARGS='" .. a:gsub("%p", "%%%0") .. "': spec/parallel "
+        .. "runs the spec files in several busted processes, which would print one document "
+        .. "each: refused%. One JUnit document: [^\n]* %-o junit spec", out)
+      assert.matches("\nexit=2$", out)
+    end
+    for _, a in ipairs { "", "-o TAP", "--exclude-tags=model" } do
+      assert.equal("exit=0", args(a))
+    end
+  end)
+
+  it("luarocks test runs make test with the Lua luarocks targets, busted from anywhere",
+    function()
+    local env = {}
+    local chunk = assert(loadfile(helper.ROOT .. "/rockspec/mountns-scm-1.rockspec", "t", env))
+    if setfenv then setfenv(chunk, env) end -- luacheck: ignore (5.1)
+    chunk()
+    -- not "busted": luarocks would fetch the busted rock, offline or not
+    assert.same({ type = "command", script = "spec/tools/luarocks-test.lua" }, env.test)
+    for _, lua in ipairs { "lua5.1", "lua5.4", "luajit" } do
+      if os.execute("command -v " .. lua .. " >/dev/null") == true
+          or os.execute("command -v " .. lua .. " >/dev/null") == 0 then
+        assert.equal("make test LUA=" .. lua .. " BUSTED_ARGS='-o TAP --filter=x'",
+          helper.sh("cd " .. helper.ROOT .. " && MOUNTNS_LUAROCKS_TEST_DRY=1 " .. lua
+            .. " spec/tools/luarocks-test.lua -o TAP --filter=x"))
+      end
+    end
+  end)
+end)
