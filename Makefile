@@ -181,12 +181,12 @@ diagrams: deps
 # fails when the files in the tree are not what it makes now.
 USAGE_FILES = doc/mountns.1 doc/completion/mountns.bash doc/completion/_mountns
 man: $(USAGE_FILES)
-doc/mountns.1: lua/mountns/cli.lua doc/mkusage.lua
+doc/mountns.1: lua/mountns/cli.lua lua/mountns/init.lua doc/mkusage.lua | $(MODULE)
 	$(LUA) doc/mkusage.lua man > $@.tmp && mv $@.tmp $@
-doc/completion/mountns.bash: lua/mountns/cli.lua doc/mkusage.lua
+doc/completion/mountns.bash: lua/mountns/cli.lua lua/mountns/init.lua doc/mkusage.lua | $(MODULE)
 	@mkdir -p $(dir $@)
 	$(LUA) doc/mkusage.lua bash > $@.tmp && mv $@.tmp $@
-doc/completion/_mountns: lua/mountns/cli.lua doc/mkusage.lua
+doc/completion/_mountns: lua/mountns/cli.lua lua/mountns/init.lua doc/mkusage.lua | $(MODULE)
 	@mkdir -p $(dir $@)
 	$(LUA) doc/mkusage.lua zsh > $@.tmp && mv $@.tmp $@
 
