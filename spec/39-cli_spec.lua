@@ -65,6 +65,21 @@ describe("mountns run: selecting and sharding", function()
       assert.matches("\n6 passed, 2 failed\nexit=1$", run)
     end)
 
+    it("refuses the options that report or keep what a run does", function()
+      for _, o in ipairs { "--tap", "--golden", "--fail-fast", "--dot " .. dir .. "/pics" } do
+        assert.matches("^mountns: run: " .. o:match("^%S+"):gsub("%-", "%%-")
+          .. " does not apply to %-%-list %(no scenario runs%)\nexit=2$",
+          cli("run --list " .. o .. " " .. a))
+      end
+      assert.is_nil(io.open(dir .. "/pics")) -- not made
+      local ok, err = pcall(function() runner.run({ a }, { list = true, tap = true }) end)
+      assert.is_false(ok)
+      assert.matches("39%-cli_spec%.lua:%d+: bad argument #2 to 'run' %(option 'tap' does not "
+        .. "apply to option 'list'", err)
+      -- what selects or runs elsewhere does apply
+      assert.matches("\tmount b3\nexit=0$", cli("run --list --model -j 1 " .. b))
+    end)
+
     it("says on stderr why a file could not be listed, with exit status 1", function()
       local bad = write("bad.lua", "error('no names here')\n")
       local out = cli("run --list " .. a .. " " .. bad)
@@ -222,6 +237,17 @@ describe("mountns run: selecting and sharding", function()
         return (helper.sh(cmd .. opt .. c .. " " .. c .. " 2>/dev/null"):gsub("%(%d+ ms%)", ""))
       end
       assert.equal(report(""), report("--progress "))
+    end)
+
+    it("of check --random: a line per batch on stderr with --progress, else none", function()
+      local tmp = helper.tempdir()
+      local cmd = "cd " .. helper.ROOT .. " && " .. helper.lua_vars() .. " bin/mountns check "
+        .. "--random 3 --per 2 --ops 2 --seed 7 --out " .. tmp .. " "
+      local err = helper.sh(cmd .. "--progress 2>&1 >/dev/null")
+      assert.matches("^check: 2/3 sequences, %d+ s\ncheck: 3/3 sequences, %d+ s$", err)
+      assert.equal("", helper.sh(cmd .. "2>&1 >/dev/null"))
+      assert.matches("0 divergences", helper.sh(cmd .. "--progress 2>/dev/null"))
+      os.execute("rm -rf " .. tmp)
     end)
 
     it("is a line rewritten in place on a terminal, erased before each report line", function()

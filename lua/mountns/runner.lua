@@ -474,7 +474,16 @@ function M.run(files, opts)
     if not k then argcheck.error("run", 2, "option 'shard': " .. why, 2) end
   end
   local writers = opts.writers
-  if writers == nil and opts.list then writers = { list_writer() } end
+  if opts.list then
+    -- what reports a run's results has nothing to do in a list
+    for _, k in ipairs { "tap", "dot", "golden", "fail_fast" } do
+      if opts[k] then
+        argcheck.error("run", 2, "option '" .. k .. "' does not apply to option 'list' "
+          .. "(no scenario runs)", 2)
+      end
+    end
+    writers = writers or { list_writer() }
+  end
   if writers ~= nil and opts.tap then
     argcheck.error("run", 2, "option 'tap' with option 'writers': put "
       .. "mountns.report.tap.new() in writers", 2)
@@ -1059,6 +1068,12 @@ function M.command(args, ctx)
     i = i + 1
   end
   if #files == 0 then die("run: no scenario file given\n" .. cli.USAGE) end
+  if opts.list then
+    for k, name in pairs { tap = "--tap", dot = "--dot", golden = "--golden",
+                           fail_fast = "--fail-fast" } do
+      if opts[k] then die("run: " .. name .. " does not apply to --list (no scenario runs)") end
+    end
+  end
   local problem = scenario.run_problem(opts, CLI_NAMES)
   if problem then die("run: " .. problem) end
   if strict then
