@@ -203,6 +203,45 @@ describe("mountns run: selecting and sharding", function()
     end)
   end)
 
+  describe("the protocol's new fields", function()
+    it("event_problem checks index, seen and the listed event, both polarities", function()
+      for _, ev in ipairs {
+        { "result", name = "n", ok = true, secs = 0, index = 3 },
+        { "listed", name = "n", index = 1 }, { "done", ok = true, seen = 0 },
+        { "done", ok = false, err = "e", seen = 7 },
+      } do
+        assert.is_nil(runner.event_problem(ev))
+      end
+      for i, ev in ipairs {
+        { "result", name = "n", ok = true, secs = 0, index = 0 },
+        { "result", name = "n", ok = true, secs = 0, index = 1.5 },
+        { "result", name = "n", ok = true, secs = 0, index = "1" },
+        { "result", name = "n", ok = true, secs = 0, index = 2 ^ 31 },
+        { "done", ok = true, seen = -1 }, { "done", ok = true, seen = 0 / 0 },
+        { "listed", name = "n" }, { "listed", index = 1 }, { "listed", name = "n", index = 0 },
+        { "listed", name = "n", index = 1, ok = true },
+      } do
+        assert.is_string(runner.event_problem(ev), "case " .. i)
+      end
+    end)
+
+    it("a listed event forged outside --list is a protocol error", function()
+      local f = write("forge.lua", script { "mount one" } .. [[
+do
+  local core, child = require "mountns.core", require "mountns.child"
+  local body = child.encode("event", { { "listed", name = "FORGED", index = 1 } }, 1)
+  for fd = 3, 64 do pcall(core.write_fd, fd, "o" .. string.format("%08x", #body) .. body) end
+end
+while true do end
+]])
+      local out = cli("run " .. f)
+      assert.matches("^ok   mount one %(%d+ ms%)\nFAIL [^\n]*forge%.lua %(0 ms%)\n    protocol "
+        .. "error: a listed event outside %-%-list %(its process was killed", out)
+      assert.matches("\n1 passed, 1 failed\nexit=1$", out)
+      assert.not_matches("FORGED", out)
+    end)
+  end)
+
   describe("--fail-fast", function()
     it("stops at the first failure: the summary says what was not run, exit status 1",
       function()

@@ -667,6 +667,9 @@ function M.run(files, opts)
       -- run: its process waits until it is killed, running nothing more
       if not rep.halted then core.write_fd(st.ack_w, "k") end
     elseif ev[1] == "listed" then
+      -- (a script's process lists only under --list: one forged elsewhere
+      -- would reach the writers as a scenario that never ran)
+      if not opts.list then return broken(st, "a listed event outside --list") end
       rep:listed(st.rep, { name = ev.name, index = ev.index })
       core.write_fd(st.ack_w, "k")
     else
