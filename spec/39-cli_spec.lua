@@ -500,7 +500,8 @@ describe("the command line's conventions", function()
     assert.matches("^mountns: run: unknown option %-%-helps\nexit=2$", cli("run --helps x"))
   end)
 
-  it("every option a command's parser takes is in its usage, and only those", function()
+  it("every option in a command's usage is taken by its parser; a made-up one is not",
+    function()
     -- each option of the table, alone, is taken by its parser (no "unknown
     -- option"/"unexpected argument"), and a made-up one is not
     -- (show: with --watch --timeout 0.01, so no probe watches for ever;
