@@ -532,7 +532,7 @@ describe("the command line's conventions", function()
     local mountns = require "mountns"
     local rockspec = helper.sh("ls " .. helper.ROOT .. "/rockspec/")
     local version = assert(rockspec:match("^mountns%-(.+)%.rockspec$"))
-    assert.equal("mountns " .. version, mountns._VERSION)
+    assert.equal(version, mountns._VERSION)
     assert.matches("^mountns " .. version:gsub("%p", "%%%0") .. " %((.-)%)\nexit=0$",
       cli("--version"))
   end)

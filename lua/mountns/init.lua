@@ -28,10 +28,6 @@ local shell = lazy.require "mountns.shell"
 
 local M = {}
 
---- mountns's version: "mountns " and the rockspec's version (one home:
--- spec 39 holds the two together; `mountns --version` prints it).
-M._VERSION = "mountns scm-1"
-
 -- The fields that come from another module: field -> {module, its field},
 -- read from the module loaded now at every read, not kept in M (so
 -- `mountns.explain == require("mountns.explain").explain`, as before, even
@@ -173,5 +169,8 @@ function M.features()
   return copy
 end
 M.table = mtable
+--- mountns's version (the rock's): what `mountns --version` prints (spec 39
+-- holds it to the rockspec's version).
+M._VERSION = "scm-1"
 
 return M
