@@ -264,6 +264,38 @@ while true do end
     end)
   end)
 
+  describe("--fail-fast in report.order", function()
+    it("halts at the first result that is neither a pass nor a skip, in file order", function()
+      local order = require "mountns.report.order"
+      local heard = {}
+      local rep = order.new(function(event, _, r)
+        if event == "scenario_end" then heard[#heard + 1] = r.name end
+      end, true)
+      local f1, f2 = rep:add("one.lua"), rep:add("two.lua")
+      rep:result(f2, { name = "two fails", status = "fail", secs = 0 }) -- held: not first
+      assert.is_false(rep.halted)
+      rep:result(f1, { name = "passes", status = "pass", secs = 0 })
+      rep:result(f1, { name = "skipped", status = "skip", secs = 0 })
+      assert.is_false(rep.halted)
+      rep:result(f1, { name = "errs", status = "error", secs = 0 })
+      assert.equal(f1, rep.halted)
+      rep:result(f1, { name = "after", status = "pass", secs = 0 })
+      rep:finish(f1); rep:finish(f2)
+      assert.same({ "passes", "skipped", "errs" }, heard)
+      -- without fail_fast: everything, in file order
+      heard = {}
+      rep = order.new(function(event, _, r)
+        if event == "scenario_end" then heard[#heard + 1] = r.name end
+      end)
+      f1, f2 = rep:add("one.lua"), rep:add("two.lua")
+      rep:result(f2, { name = "two fails", status = "fail", secs = 0 })
+      rep:result(f1, { name = "errs", status = "error", secs = 0 })
+      rep:finish(f1); rep:finish(f2)
+      assert.same({ "errs", "two fails" }, heard)
+      assert.is_false(rep.halted)
+    end)
+  end)
+
   describe("progress", function()
     it("goes to stderr in a pipe only with --progress, a line per file", function()
       local c = write("c.lua", script { "c runs" })

@@ -360,7 +360,8 @@ function M.with_progress(tell, progress, total)
     if line then progress(nil) end
     tell(event, a, b)
     if event == "scenario_end" then
-      if b.status == "pass" then passed = passed + 1 else failed = failed + 1 end
+      if b.status == "pass" then passed = passed + 1
+      elseif b.status ~= "skip" then failed = failed + 1 end
     elseif event == "file_end" then
       files = files + 1
       line = string.format("%d/%d files, %d passed, %d failed", files, total, passed, failed)

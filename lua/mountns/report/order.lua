@@ -17,7 +17,8 @@ Order.__index = Order
 
 --- An empty report.
 -- @tparam function tell sends an event to the writers (`report.subscribers`)
--- @tparam[opt] boolean fail_fast stop at the first result that is not a pass:
+-- @tparam[opt] boolean fail_fast stop at the first result that is not a pass
+-- (nor a skip):
 -- nothing after it is sent, and `halted` is set to its file's report (the
 -- runner then stops)
 -- @treturn table the report
@@ -63,7 +64,8 @@ local function show(self, f)
       if r.status == "pass" then self.passed = self.passed + 1
       else self.failed = self.failed + 1 end
       self.tell("scenario_end", f.file, r)
-      if self.fail_fast and r.status ~= "pass" then self.halted = f end
+      -- (a skip, where a writer knows one, is no failure)
+      if self.fail_fast and r.status ~= "pass" and r.status ~= "skip" then self.halted = f end
     end
   end
 end
