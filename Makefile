@@ -34,8 +34,8 @@ LUA_DEBS = $(if $(filter luajit,$(LUA)),luajit libluajit-5.1-dev,$(LUA) \
            $(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 DEBS := $(LUA_DEBS) libmount-dev lua-busted lua-check pkg-config gcc make util-linux perl
 
-.PHONY: all install deps tools test soak check lint demo bench diagrams doc clean matrix matrix-deps \
-        check-model
+.PHONY: all install deps tools test test-args soak check lint demo bench diagrams doc clean matrix \
+        matrix-deps check-model man
 
 all: $(MODULE) $(BYTECODE)
 
@@ -125,10 +125,21 @@ BUSTED_LUA := $(shell head -n 1 '$(BUSTED_BIN)' 2>/dev/null | grep -E '^\#!.*lua
 BUSTED_RUN = $(if $(BUSTED_LUA),$(LUA) $(BUSTED_BIN) --ignore-lua,busted --lua=$(LUA))
 test: export BUSTED_CMD = $(BUSTED_RUN) --cpath='$(BUILD)/?.so' \
   --exclude-tags=soak $(BUSTED_ARGS)
-test: tools
+# One document per busted process would be what `-o junit` (or json)
+# prints: the specs run in several busted processes at once and the lint beside
+# them, and their outputs are joined as text. So it is refused, naming what
+# gives one document; TAP is joined into one stream (spec/parallel).
+test: tools test-args
 	$(MAKE) all
 	sh spec/parallel $(TEST_JOBS) $(BUILD)/test '$(MAKE) --no-print-directory lint' \
 	  $(SPEC_FILES)
+
+test-args:
+	@case " $(BUSTED_ARGS) " in *junit*|*json*) \
+	  echo "make test: BUSTED_ARGS='$(BUSTED_ARGS)': spec/parallel runs the spec files in" \
+	    "several busted processes, which would print one document each: refused. One" \
+	    "JUnit document: $(BUSTED_RUN) --cpath='$(BUILD)/?.so' -o junit spec (no lint)" \
+	    "; one stream of all: make test BUSTED_ARGS='-o TAP'" >&2; exit 2;; esac
 
 # `make check`: the name autotools users type for the tests; the same as
 # `make test`.
@@ -191,10 +202,24 @@ diagrams: deps
 	  dot -Tsvg $$f -o doc/diagrams/$$b.svg && dot -Tpng $$f -o doc/diagrams/$$b.png || exit 1; \
 	done; echo "diagrams: $$(ls doc/diagrams/*.svg | wc -l) rendered into doc/diagrams"
 
+# The man page and the bash and zsh completions, made from the command
+# line's one source (mountns.cli.COMMANDS) by doc/mkusage.lua; spec 39
+# fails when the files in the tree are not what it makes now.
+USAGE_FILES = doc/mountns.1 doc/completion/mountns.bash doc/completion/_mountns
+man: $(USAGE_FILES)
+doc/mountns.1: lua/mountns/cli.lua lua/mountns/init.lua doc/mkusage.lua | $(MODULE)
+	$(LUA) doc/mkusage.lua man > $@.tmp && mv $@.tmp $@
+doc/completion/mountns.bash: lua/mountns/cli.lua lua/mountns/init.lua doc/mkusage.lua | $(MODULE)
+	@mkdir -p $(dir $@)
+	$(LUA) doc/mkusage.lua bash > $@.tmp && mv $@.tmp $@
+doc/completion/_mountns: lua/mountns/cli.lua lua/mountns/init.lua doc/mkusage.lua | $(MODULE)
+	@mkdir -p $(dir $@)
+	$(LUA) doc/mkusage.lua zsh > $@.tmp && mv $@.tmp $@
+
 # LDoc HTML of the whole API in doc/ldoc/ (see config.ld; discount renders
 # the README's Markdown and the manual's pages in doc/*.md as topics). Any LDoc warning fails; spec/tools/undocumented.lua names
 # each function of mountns.core without a /*** comment in csrc/.
-doc: deps
+doc: deps man
 	$(MAKE) all
 	$(MAKE) deps DEBS="lua-ldoc lua-discount"
 	rm -rf doc/ldoc

@@ -241,7 +241,7 @@ describe("report writers (mountns.report)", function()
         "run", 2)
       for i, e in ipairs(report.EVENTS) do tell(e, i) end
       assert.same({ "1:run_start:1", "1:file_start:2", "1:output:3", "1:scenario_end:4",
-                    "1:file_end:5", "1:run_end:6", "2:run_end:6" }, heard)
+                    "1:scenario_listed:5", "1:file_end:6", "1:run_end:7", "2:run_end:7" }, heard)
     end)
 
     it("refuses what is not a list of writers, at runner.run's caller", function()

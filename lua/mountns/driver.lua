@@ -54,8 +54,10 @@ M.clock = has_core and core.clock or os.clock
 local clock = M.clock
 
 -- The options of `run_script` while a script runs under `mountns run`
--- (in the runner's child for that script), else nil.
+-- (in the runner's child for that script), else nil; `count`: the
+-- scenarios the script has reached so far (their index in the file).
 local running
+local count = 0
 
 --- The options of the script's run now (`run_script`), or nil.
 function M.running()
@@ -71,10 +73,10 @@ end
 -- @treturn boolean whether the chunk ran to its end
 -- @return its error
 function M.run_script(opts, chunk)
-  local saved = running
-  running = opts
+  local saved, saved_count = running, count
+  running, count = opts, 0
   local ok, err = pcall(chunk)
-  running = saved
+  running, count = saved, saved_count
   return ok, err
 end
 
@@ -144,9 +146,16 @@ function M.scenario(backend, level, name, fn, opts, ...)
   end
   argcheck.typed(fn, "function", "scenario", argn - 1, level)
   if backend.enter then backend.enter(name, level + 1) end
+  local run = running
+  -- under `mountns run`: the scenario's place in its file, and whether the
+  -- run selected it (--filter, --shard, --list): one not selected is not
+  -- run at all (no process, no namespace), only counted
+  if run and run.select then
+    count = count + 1
+    if not run.select(count, name or "(unnamed scenario)") then return nil end
+  end
   opts = argcheck.options(opts, "scenario", argn, backend.OPTIONS, level)
   argcheck.seconds(opts.timeout, "scenario", argn, "option 'timeout'", level)
-  local run = running
   local checked = backend.check and backend.check(opts, argn, level + 1, run)
   local title = name or "(unnamed scenario)"
   local ask = { timeout = opts.timeout or (run and run.timeout) or M.DEFAULT_TIMEOUT }

@@ -168,7 +168,8 @@ function M.features()
   return copy
 end
 M.table = mtable
---- mountns's version (the rock's): what `mountns run`'s report files say.
+--- mountns's version (the rock's): what `mountns --version` prints (spec 39
+-- holds it to the rockspec's version) and `mountns run`'s report files say.
 M._VERSION = "scm-1"
 --- Skip the running scenario (see `mountns.verdict.skip`): reported as
 -- skipped, which does not fail the run.

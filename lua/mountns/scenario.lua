@@ -391,6 +391,10 @@ end
 -- what ended it, one of `mountns.verdict.STATUSES`; `ok` is true for
 -- "pass" only); `start`: called as
 -- start(name, timeout) before each kernel scenario (its report follows);
+-- `select`: called as select(index, name) when the script reaches a
+-- `mountns.scenario` (index: its place in the file, from 1), before
+-- anything of it runs: false skips it (not run, not reported; the call
+-- returns nil), true runs it;
 -- `dot`: pass each scenario's picture (Graphviz text of the namespaces
 -- open at its end) as `dot`; `golden`:
 -- pass the golden text of those namespaces (`mountns.format.golden_text`)
@@ -415,8 +419,8 @@ end
 function M.run_file(path, opts)
   argcheck.path(path, "run_file", 1, 2)
   opts = argcheck.options(opts, "run_file", 2,
-    { "report", "start", "dot", "golden", "timeout", "model", "both", "linux", "artifacts" },
-    2)
+    { "report", "start", "select", "dot", "golden", "timeout", "model", "both", "linux",
+      "artifacts" }, 2)
   M.check_modes(opts, "run_file", 2)
   if opts.artifacts ~= nil and opts.artifacts ~= true and opts.artifacts ~= "all" then
     argcheck.error("run_file", 2, "option 'artifacts': true or \"all\" expected, got "
@@ -426,9 +430,11 @@ function M.run_file(path, opts)
     argcheck.error("run_file", 2, "option 'report': function expected, got "
       .. type(opts.report), 2)
   end
-  if opts.start ~= nil and type(opts.start) ~= "function" then
-    argcheck.error("run_file", 2, "option 'start': function expected, got "
-      .. type(opts.start), 2)
+  for _, k in ipairs { "start", "select" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "function" then
+      argcheck.error("run_file", 2, "option '" .. k .. "': function expected, got "
+        .. type(opts[k]), 2)
+    end
   end
   argcheck.seconds(opts.timeout, "run_file", 2, "option 'timeout'", 2)
   local chunk, err = loadfile(path)

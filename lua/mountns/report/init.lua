@@ -11,13 +11,17 @@
 --
 -- - `run_start(w, run)`: `run.files`, the scripts in order; `run.clock`
 --   and `run.time`: the runner's `mountns.core.clock()` and `os.time()`
---   as it starts (a result's `ended` is on that clock);
+--   as it starts (a result's `ended` is on that clock); `run.shard`
+--   ("K/N" under `--shard`: a report names it, so `mountns report merge`
+--   can tell that every shard is there) and `run.filter`, or nil;
 -- - for each file, in file order whatever `jobs` is:
 --   `file_start(w, file)` (`file.path`, `file.index`: its place in
 --   `files`), then what it printed and its scenarios in the order they
 --   came: `output(w, file, line)` (one line the script or a scenario
 --   printed, without its newline, as printed: not escaped) and
---   `scenario_end(w, file, result)`, then `file_end(w, file)`;
+--   `scenario_end(w, file, result)` (under `run --list`, instead, no
+--   scenario runs and each one the run would run is
+--   `scenario_listed(w, file, {name = , index = })`), then `file_end(w, file)`;
 -- - `run_end(w, summary)`: `summary.total`, `.passed`, `.failed` (FAIL,
 --   ERROR and TIMEOUT), `.skipped`, `.counts` (the number of each status,
 --   by status: `counts.error`...), and
@@ -57,7 +61,8 @@ local argcheck = require "mountns.args"
 local M = {}
 
 --- The events, in the order a run sends them.
-M.EVENTS = { "run_start", "file_start", "output", "scenario_end", "file_end", "run_end" }
+M.EVENTS = { "run_start", "file_start", "output", "scenario_end", "scenario_listed", "file_end",
+  "run_end" }
 
 --- A scenario name as one line, by the one escaping rule of mountns
 -- (`mountns.escape`: a newline as `\012`, a backslash as `\134`, ESC as

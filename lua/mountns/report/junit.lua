@@ -52,6 +52,12 @@ function M.new(out, env)
   return setmetatable({ out = out, env = env or {}, suites = {} }, Junit)
 end
 
+function Junit:run_start(run)
+  -- under --shard: a property of each suite, so `mountns report merge`
+  -- can tell that every shard is there
+  self.shard = run.shard
+end
+
 function Junit:file_start(file)
   -- the suite's name and each case's classname: one line, as the console's
   self.suite = { path = report.escape_name(file.path), cases = {}, out = {}, printed = {} }
@@ -128,6 +134,10 @@ function Junit:run_end(summary)
         add(string.format('      <property name="%s" value="%s"/>', p[1],
                           xml(tostring(env[p[2]]), true)))
       end
+    end
+    if self.shard then
+      add(string.format('      <property name="mountns.shard" value="%s"/>',
+                        xml(self.shard, true)))
     end
     if summary.stop then
       add(string.format('      <property name="mountns.stopped" value="%s"/>',

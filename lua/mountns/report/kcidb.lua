@@ -115,6 +115,9 @@ end
 
 function Kcidb:run_start(run)
   self.clock, self.time = run.clock, run.time or os.time()
+  -- under --shard: named in the build's and each test's misc, so `mountns
+  -- report merge` can tell that every shard is there
+  self.shard = run.shard
 end
 
 -- the file's path segment, unique in this run
@@ -158,7 +161,9 @@ function Kcidb:scenario_end(_, r)
   local f, env = self.file, self.env
   local path = "mountns." .. f.stem
   if not r.whole_file then
-    f.scenarios = f.scenarios + 1
+    -- the scenario's place in its file (--filter and --shard leave some
+    -- out: the path stays the one a whole run gives it)
+    f.scenarios = r.index or (f.scenarios + 1)
     path = path .. "." .. f.scenarios
   end
   local release = env.release or "unknown"
@@ -168,7 +173,7 @@ function Kcidb:scenario_end(_, r)
     duration = r.secs or 0, comment = r.name,
     misc = { name = r.name, file = f.path, status = r.status == "timeout" and "TIMEOUT" or nil,
              timeout = r.timeout, output = #f.printed > 0 and table.concat(f.printed, "\n")
-             or nil },
+             or nil, shard = self.shard },
   }
   if r.ended and self.clock then
     test.start_time = M.date_time(self.time + (r.ended - (r.secs or 0) - self.clock))
@@ -198,6 +203,8 @@ function Kcidb:run_end(summary)
   local release = env.release or "unknown"
   local kernel = { kernel_release = env.release, lua = env.lua, mountns_version = env.version,
                    mode = env.mode, stopped = summary.stop }
+  local built = { shard = self.shard }
+  for k, v in pairs(kernel) do built[k] = v end
   local environment = { comment = "mountns run on Linux " .. release,
                         misc = { kernel_release = env.release, features = env.features,
                                  lua = env.lua, mode = env.mode } }
@@ -211,7 +218,7 @@ function Kcidb:run_end(summary)
                     misc = kernel } },
     builds = { { id = self:build_id(), checkout_id = self:build_id(), origin = self.origin,
                  architecture = arch, comment = "the running kernel, Linux " .. release,
-                 misc = kernel } },
+                 misc = built } },
     tests = #self.tests > 0 and self.tests or nil,
   }
   self.out:write(json(doc), "\n")

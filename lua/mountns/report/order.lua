@@ -4,7 +4,10 @@
 -- file before it is reported: the file at the head streams its items at
 -- once, the others hold them until their turn. So `-j 2` reports byte for
 -- byte what `-j 1` does, the results are numbered in file order, and the
--- counts of the summary are kept here, as the events go.
+-- counts of the summary are kept here, as the events go. Under
+-- `--fail-fast` the first failure in that order is the last item sent
+-- (`halted`): what came after it, even from files that ran at once, is
+-- not reported.
 -- @module mountns.report.order
 
 local verdict = require "mountns.verdict"
@@ -17,10 +20,14 @@ Order.__index = Order
 --- An empty report.
 -- @tparam function tell sends an event to the writers (`report.subscribers`)
 -- @tparam[opt] function clock stamps each result as it comes (`ended`)
+-- @tparam[opt] boolean fail_fast stop at the first result that is not a
+-- pass (nor a skip): nothing after it is sent, and `halted` is set to its
+-- file's report (the runner then stops)
 -- @treturn table the report
-function M.new(tell, clock)
+function M.new(tell, clock, fail_fast)
   return setmetatable({ tell = tell, clock = clock, files = {}, head = 1, held = false,
-                        n = 0, counts = {} }, Order)
+                        n = 0, counts = {}, n_listed = 0, fail_fast = fail_fast,
+                        halted = false }, Order)
 end
 
 --- The report of the next file, its place in the order.
@@ -46,26 +53,31 @@ end
 -- the items of f not sent yet, the results numbered and counted
 local function show(self, f)
   open(self, f)
-  while f.shown < #f.items do
+  while f.shown < #f.items and not self.halted do
     f.shown = f.shown + 1
     local it = f.items[f.shown]
     if it[1] == "output" then self.tell("output", f.file, it[2])
+    elseif it[1] == "listed" then
+      self.n_listed = self.n_listed + 1
+      self.tell("scenario_listed", f.file, it[2])
     else
       local r = it[2]
       self.n = self.n + 1
       r.n = self.n
       self.counts[r.status] = (self.counts[r.status] or 0) + 1
       self.tell("scenario_end", f.file, r)
+      -- (a skip, where a writer knows one, is no failure)
+      if self.fail_fast and r.status ~= "pass" and r.status ~= "skip" then self.halted = f end
     end
   end
 end
 
 -- every file whose turn has come
 local function flush(self)
-  while self.files[self.head] do
+  while self.files[self.head] and not self.halted do
     local f = self.files[self.head]
     show(self, f)
-    if not f.finished then break end
+    if not f.finished or self.halted then break end
     f.items = nil -- reported: not kept for the rest of the run
     self.head = self.head + 1
     self.tell("file_end", f.file)
@@ -153,16 +165,26 @@ function Order:end_output(f)
   note_dropped(self, f)
 end
 
---- A scenario's result (`r`: as `scenario_end` has it, but for `n` and
--- `index`, which are given here).
+--- A scenario's result (`r`: as `scenario_end` has it, but for `n`, given
+-- here, and `index`: its place in the file when the script's process
+-- said it (--filter and --shard leave scenarios out), else its count).
 -- @tparam table f a file's report
 -- @tparam table r
 function Order:result(f, r)
   self:end_output(f)
   f.results = f.results + 1
-  r.index = f.results
+  r.index = r.index or f.results
   if self.clock then r.ended = self.clock() end
   push(self, f, { "result", r })
+end
+
+--- A scenario `run --list` lists (`r`: `name`, `index`): sent as
+-- `scenario_listed`, in file order.
+-- @tparam table f a file's report
+-- @tparam table r
+function Order:listed(f, r)
+  self:end_output(f)
+  push(self, f, { "listed", r })
 end
 
 --- The runner's own verdict on a file or a scenario: an error (unless
@@ -198,7 +220,7 @@ end
 -- @treturn table the summary (`total`, `passed`, `failed`, `skipped`,
 -- `counts`, `stop`: see `mountns.report`)
 function Order:run_end(stop)
-  local f = stop and self.files[self.head]
+  local f = stop and (self.halted or self.files[self.head])
   if f then
     self:end_output(f)
     show(self, f)

@@ -15,6 +15,9 @@
 -- multiplicative generator, exact in doubles as in integers), so a seed
 -- gives the same sequences on every Lua version; sequence `i` of a seed
 -- depends only on the seed and `i`, so one can be rerun alone.
+--
+-- A package: `generate` (the random numbers, the generator, steps as
+-- text), `stats` (--stats); this face runs, compares, shrinks and writes.
 -- @module mountns.check
 
 local core = require "mountns.core"
@@ -24,8 +27,17 @@ local scenario = require "mountns.scenario"
 local model = require "mountns.model"
 local mirror = require "mountns.mirror"
 local cli = require "mountns.cli"
+local generate = require "mountns.check.generate"
+local stats_ = require "mountns.check.stats"
 
 local M = {}
+
+-- the generator and the coverage, in parts of their own
+M.rng, M.PATHS, M.ANSWERS = generate.rng, generate.PATHS, generate.ANSWERS
+M.generate, M.names, M.call_text = generate.generate, generate.names, generate.call_text
+M.count_rules, M.count_steps = stats_.count_rules, stats_.count_steps
+M.stats_lines = stats_.stats_lines
+local lua_value = generate.lua_value
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
@@ -33,286 +45,6 @@ local function pack(...)
   return { n = select("#", ...), ... }
 end
 
-
--- ---- the random number generator ------------------------------------------
-
--- L'Ecuyer (1988): two multiplicative congruential generators combined.
--- Every product is below 2^47, so doubles (Lua 5.1-5.3, LuaJIT) and 5.4's
--- integers compute the same numbers.
-local M1, M2 = 2147483563, 2147483399
-local A1, A2 = 40014, 40692
-
-local Rng = {}
-Rng.__index = Rng
-
---- A random number generator for sequence `index` of `seed`.
--- @tparam int seed 0 <= seed < 2^31
--- @tparam[opt=0] int index
--- @return an object with `:int(n)` (1..n) and `:pick(list)`
-function M.rng(seed, index)
-  local r = setmetatable({ s1 = math.floor(seed) % (M1 - 1) + 1,
-                           s2 = math.floor(index or 0) % (M2 - 1) + 1 }, Rng)
-  -- nearby seeds start nearby: a few rounds spread them over the range
-  for _ = 1, 8 do r:next() end
-  return r
-end
-
---- The next number, 1 .. M1 - 1.
-function Rng:next()
-  self.s1 = A1 * self.s1 % M1
-  self.s2 = A2 * self.s2 % M2
-  return (self.s1 - self.s2 - 1) % (M1 - 1) + 1
-end
-
---- An integer 1 .. n.
-function Rng:int(n)
-  return math.floor((self:next() - 1) * n / (M1 - 1)) + 1
-end
-
---- An element of a list.
-function Rng:pick(list)
-  return list[self:int(#list)]
-end
-
--- ---- the generator ----------------------------------------------------------
-
---- The paths the generator uses (with `/` for some operations).
-M.PATHS = { "/a", "/b", "/c", "/a/x", "/b/x", "/a/x/y" }
-
-local PROPAGATIONS = { "private", "shared", "slave", "unchanged" }
-local MAKES = { "make_shared", "make_private", "make_slave", "make_unbindable" }
-
--- The operations and their weights.
-local OPS = {
-  { "mkdir", 3 }, { "mount", 4 }, { "bind", 5 }, { "move", 2 }, { "umount", 3 },
-  { "remount", 1 }, { "make", 6 }, { "unshare", 3 }, { "close", 1 },
-  -- what a script sees: files through the mounts, and root views
-  { "write", 2 }, { "read", 1 }, { "exists", 1 }, { "ls", 1 }, { "mounts", 1 },
-}
-
---- The operations whose answer (not only success or the errno) is
--- compared: the file a read gives, a directory's names, a root view.
-M.ANSWERS = { read = true, exists = true, ls = true, mounts = true }
-local TOTAL = 0
-for _, o in ipairs(OPS) do TOTAL = TOTAL + o[2] end
-
-local function pick_op(r)
-  local x = r:int(TOTAL)
-  for _, o in ipairs(OPS) do
-    x = x - o[2]
-    if x <= 0 then return o[1] end
-  end
-end
-
--- Never a mount on a namespace's `/`: no call targets `/`, and `/` is no
--- bind source (a bind of `/` is a peer of the root, so a mount on it would
--- propagate onto the root). A mount stacked on `/` is seen by a process
--- that enters the namespace after it (setns, an agent) but not by one that
--- was there before (its root stays the mount below), so the kernel's
--- answer would depend on which process looks, not on the rules.
-
--- Path helpers of the generator's guess below.
-local function under(p, dir) -- p strictly under dir
-  if dir == "/" then return p ~= "/" end
-  return p:sub(1, #dir + 1) == dir .. "/"
-end
-
-local function set_copy(t)
-  local c = {}
-  for k in pairs(t) do c[k] = true end
-  return c
-end
-
---- The method calls of sequence `index` of `seed`: a list of steps
--- `{id = i, ns = 0 (the first namespace) or the id of the unshare step
--- that made it, op = method name, args = {n = N, ...}}`.
--- The generator keeps a rough guess of the directories each namespace
--- has (mkdir adds them, a mount on a path hides those under it, a bind or
--- a move shows the source's there; propagation is not guessed) and picks
--- mostly paths that exist, so that most steps do something.
--- @tparam int seed
--- @tparam int index
--- @tparam[opt=8] int k the number of steps
--- @tparam[opt] table opts `user = false`: no user-namespace copies
--- @treturn table the steps
-function M.generate(seed, index, k, opts)
-  local r = M.rng(seed, index)
-  local user = not (opts and opts.user == false)
-  -- the guess: namespace -> {dirs = set of paths, mounts = set of paths}
-  local guess = { [0] = { dirs = {}, mounts = {} } }
-  local function listed(set, want)
-    local out = {}
-    for _, p in ipairs(M.PATHS) do
-      if (set[p] or false) == want then out[#out + 1] = p end
-    end
-    return out
-  end
-  -- a directory, mostly one that exists (never `/`: see above)
-  local function dir(g)
-    local have = listed(g.dirs, true)
-    if #have > 0 and r:int(8) > 1 then return r:pick(have) end
-    return r:pick(M.PATHS)
-  end
-  -- a mount point: mostly one that the sequence mounted, or `/` (one time
-  -- in `root`; never for umount: a namespace whose root is unmounted
-  -- shows a reader the mount under it, which depends on how it entered)
-  local function mountpoint(g, root)
-    local have = listed(g.mounts, true)
-    if root and (r:int(root) == 1 or #have == 0) then return "/" end
-    if #have == 0 or r:int(12) == 1 then return r:pick(M.PATHS) end
-    return r:pick(have)
-  end
-  local function hide(g, p) -- a mount on p hides what was under it
-    for _, set in ipairs { g.dirs, g.mounts } do
-      for q in pairs(set_copy(set)) do
-        if under(q, p) then set[q] = nil end
-      end
-    end
-  end
-  local function show(g, a, b) -- a bind or a move of a onto b
-    if not g.dirs[b] then return end
-    local from = set_copy(g.dirs)
-    hide(g, b)
-    g.mounts[b] = true
-    for q in pairs(from) do
-      if under(q, a) then
-        g.dirs[(b == "/" and "" or b) .. q:sub(a == "/" and 1 or #a + 1)] = true
-      end
-    end
-  end
-  local open = { 0 }
-  local steps = {}
-  local sources = 0
-  local files = {} -- the files written, to read mostly those
-  local function file(g)
-    if #files > 0 and r:int(4) > 1 then return r:pick(files) end
-    return dir(g) .. "/f"
-  end
-  for i = 1, k or 8 do
-    local ns = r:pick(open)
-    local g = guess[ns]
-    local op, args
-    if #listed(g.dirs, true) < 2 and r:int(3) == 1 then
-      op = "mkdir"
-    else
-      repeat
-        op = pick_op(r)
-      until not ((op == "unshare" and #open >= 4) or (op == "close" and #open < 2))
-    end
-    if op == "mkdir" then
-      local missing = listed(g.dirs, false)
-      local p = (#missing > 0 and r:int(4) > 1) and r:pick(missing) or r:pick(M.PATHS)
-      local q = p
-      while q ~= "" do
-        g.dirs[q] = true
-        q = q:match("^(.*)/[^/]*$")
-      end
-      args = { p, n = 1 }
-    elseif op == "mount" then
-      sources = sources + 1
-      local p = dir(g)
-      if g.dirs[p] then hide(g, p); g.mounts[p] = true end
-      args = { "t" .. sources, p, "tmpfs", n = 3 }
-    elseif op == "bind" then
-      local a, b = dir(g), dir(g)
-      show(g, a, b)
-      args = r:int(3) == 1 and { a, b, { recursive = true }, n = 3 } or { a, b, n = 2 }
-    elseif op == "move" then
-      local a, b = r:int(10) == 1 and "/" or mountpoint(g), dir(g)
-      if g.dirs[b] then
-        show(g, a, b)
-        hide(g, a)
-        g.mounts[a] = nil
-      end
-      args = { a, b, n = 2 }
-    elseif op == "umount" then
-      local p = mountpoint(g)
-      g.mounts[p] = nil
-      args = r:int(3) == 1 and { p, "detach", n = 2 } or { p, n = 1 }
-    elseif op == "remount" then
-      local how = r:pick { "ro", "rw" }
-      args = r:int(2) == 1 and { mountpoint(g, 6), how, nil, { bind = true }, n = 4 }
-        or { mountpoint(g, 6), how, n = 2 }
-    elseif op == "make" then
-      op = r:pick(MAKES)
-      args = r:int(3) == 1 and { mountpoint(g, 3), { recursive = true }, n = 2 }
-        or { mountpoint(g, 3), n = 1 }
-    elseif op == "unshare" then
-      local o = { propagation = r:pick(PROPAGATIONS) }
-      if user and r:int(4) == 1 then o.user = true end
-      args = { o, n = 1 }
-      open[#open + 1] = i
-      guess[i] = { dirs = set_copy(g.dirs), mounts = set_copy(g.mounts) }
-    elseif op == "close" then
-      for j, v in ipairs(open) do
-        if v == ns then table.remove(open, j); break end
-      end
-      args = { n = 0 }
-    elseif op == "write" then
-      local p = file(g)
-      files[#files + 1] = p
-      args = { p, "w" .. i, n = 2 }
-    elseif op == "read" or op == "exists" then
-      args = { file(g), n = 1 }
-    elseif op == "ls" then
-      args = { r:int(4) == 1 and "/" or dir(g), n = 1 }
-    elseif op == "mounts" then
-      -- a root view: the table a process chrooted at a mount point sees
-      args = { { root = mountpoint(g) }, n = 1 }
-    end
-    steps[i] = { id = i, ns = ns, op = op, args = args }
-  end
-  return steps
-end
-
--- ---- steps as text ----------------------------------------------------------
-
--- A value as Lua source.
-local function lua_value(v)
-  if type(v) == "string" then return string.format("%q", v) end
-  if type(v) == "table" then
-    local keys = {}
-    for key in pairs(v) do keys[#keys + 1] = key end
-    table.sort(keys)
-    local parts = {}
-    for j, key in ipairs(keys) do
-      local k = type(key) == "string" and key:match("^[%a_][%w_]*$") and key
-        or "[" .. lua_value(key) .. "]"
-      parts[j] = k .. " = " .. lua_value(v[key])
-    end
-    return "{ " .. table.concat(parts, ", ") .. " }"
-  end
-  return tostring(v)
-end
-
---- The names of a sequence's namespaces: `{[0] = "ns1", [id] = "nsK"}`, K
--- in the order the unshare steps come.
--- @tparam table steps
--- @treturn table
-function M.names(steps)
-  local names, k = { [0] = "ns1" }, 1
-  for _, st in ipairs(steps) do
-    if st.op == "unshare" then
-      k = k + 1
-      names[st.id] = "ns" .. k
-    end
-  end
-  return names
-end
-
---- A step as a Lua call: `ns2:bind("/a", "/b", { recursive = true })`.
--- @tparam table step
--- @tparam[opt] table names from `names` (default: "ns?")
--- @treturn string
-function M.call_text(step, names)
-  local a = {}
-  for j = 1, step.args.n do a[j] = lua_value(step.args[j]) end
-  local who = names and names[step.ns] or "ns?"
-  if step.op == "unshare" and step.args.n == 1 then
-    return who .. ":unshare " .. a[1]
-  end
-  return who .. ":" .. step.op .. "(" .. table.concat(a, ", ") .. ")"
-end
 
 -- ---- running a sequence -----------------------------------------------------
 
@@ -443,78 +175,6 @@ function M.on_model(steps, m, locked_root, stats)
   return obs
 end
 
--- ---- coverage (`check --stats`) -----------------------------------------------
-
--- An event's rule as a class: its kind and its reason with the names,
--- paths and numbers of this world taken out ("propagated: a slave of peer
--- group N: it receives what that group propagates").
-local function rule_class(e)
-  local why = tostring(e.rule or e.message or "")
-  why = why:gsub("/[^%s:,()]*", "PATH"):gsub("ns%d+", "NS"):gsub("%d+", "N")
-  return e.kind .. (why ~= "" and (": " .. why) or "")
-end
-
---- Count a model world's events by rule class into stats.rules.
--- @tparam table stats
--- @tparam table events a world's
-function M.count_rules(stats, events)
-  stats.rules = stats.rules or {}
-  for _, e in ipairs(events) do
-    if e.kind ~= "call" then
-      local c = rule_class(e)
-      stats.rules[c] = (stats.rules[c] or 0) + 1
-    end
-  end
-end
-
---- Count what a sequence draws into stats: each operation (make_* by
--- name), each flag or option (recursive, detach, bind, user), each
--- propagation type an unshare asks for.
--- @tparam table stats
--- @tparam table steps
-function M.count_steps(stats, steps)
-  stats.ops, stats.flags = stats.ops or {}, stats.flags or {}
-  stats.propagations = stats.propagations or {}
-  local function bump(t, k) t[k] = (t[k] or 0) + 1 end
-  for _, st in ipairs(steps) do
-    bump(stats.ops, st.op)
-    for j = 1, st.args.n do
-      local a = st.args[j]
-      if a == "detach" then bump(stats.flags, "detach") end
-      if type(a) == "table" then
-        for k, v in pairs(a) do
-          if k == "propagation" then bump(stats.propagations, v)
-          elseif v == true then bump(stats.flags, k) end
-        end
-      end
-    end
-  end
-end
-
---- The coverage table of `check --stats` (lines).
--- @tparam table stats as `check` filled it
--- @treturn {string,...}
-function M.stats_lines(stats)
-  local out = {}
-  local function section(title, t)
-    local keys = {}
-    for k in pairs(t or {}) do keys[#keys + 1] = k end
-    table.sort(keys, function(a, b)
-      if t[a] ~= t[b] then return t[a] > t[b] end
-      return a < b
-    end)
-    out[#out + 1] = title
-    for _, k in ipairs(keys) do out[#out + 1] = string.format("  %8d  %s", t[k], k) end
-    if #keys == 0 then out[#out + 1] = "         0  (none)" end
-  end
-  section("operations drawn:", stats.ops)
-  section("flags and options drawn:", stats.flags)
-  section("propagation types asked of unshare:", stats.propagations)
-  section("model rules hit (events by rule, names and numbers taken out):", stats.rules)
-  return out
-end
-
--- A fresh namespace inside a running scenario for sequence k of a batch:
 -- what a scenario's first namespace is (a private copy whose / is a new
 -- tmpfs, the old root detached), made from the scenario's own.
 local function fresh(first, k)
@@ -838,13 +498,14 @@ end
 -- "."), `model` (a module with `new()`; default `mountns.model`: an
 -- option for specs that plug in a wrong one), `user = false` (no
 -- user-namespace copies), `report` (called with each line of output),
--- `shrink = false` (write the divergence as found)
+-- `shrink = false` (write the divergence as found), `progress` (called
+-- as progress(done, n) after each batch of sequences)
 -- @treturn table `{n, seed, ops, divergences = {{index, at, steps, file,
 -- line}, ...}, errors = {{index, line}, ...} (sequences the kernel's run
 -- could not finish), seconds, kernel_seconds, model_seconds}`
 function M.check(opts)
   opts = argcheck.options(opts, "check", 1, { "n", "seed", "ops", "per", "out", "model",
-    "user", "report", "shrink", "stats" }, 2)
+    "user", "report", "shrink", "stats", "progress" }, 2)
   local n, seed, k = opts.n or 100, opts.seed or 1, opts.ops or 8
   local per = opts.per or 50
   local report = opts.report or function() end
@@ -939,6 +600,7 @@ function M.check(opts)
                                                 file = file, line = line }
       report(line)
     end
+    if opts.progress then opts.progress(to, n) end
   end
   res.seconds = core.clock() - t0
   return res
@@ -969,6 +631,10 @@ function M.command(args)
   end
   while i <= #args do
     local a = args[i]
+    if a == "-h" or a == "--help" then
+      io.write(cli.help("check"))
+      return 0
+    end
     if o[a] ~= nil then die("check: " .. a .. " given twice") end
     if a == "--random" then o[a] = int(a, 1, 1e9)
     elseif a == "--seed" then o[a] = int(a, 0, 2147483646)
@@ -977,7 +643,8 @@ function M.command(args)
     elseif a == "--out" then
       i = i + 1
       o[a] = args[i] or die("check: --out needs a directory")
-    elseif a == "--no-user" or a == "--list" or a == "--stats" then o[a] = true
+    elseif a == "--no-user" or a == "--list" or a == "--stats" or a == "--progress" then
+      o[a] = true
     else die("check: unexpected argument " .. core.escape(a) .. "\n" .. cli.USAGE) end
     i = i + 1
   end
@@ -1000,12 +667,20 @@ function M.command(args)
   print(string.format("check: %d sequences of %d steps, seed %d", n, k, seed))
   io.stdout:flush()
   local stats = o["--stats"] and {} or nil
+  local progress = cli.progress(o["--progress"])
+  local t0 = core.clock()
   local ok, res = pcall(M.check, { n = n, seed = seed, ops = k, per = o["--per"],
     out = o["--out"], user = not o["--no-user"] and nil or false, stats = stats,
+    progress = progress and function(done, total)
+      progress:show(string.format("check: %d/%d sequences, %.0f s", done, total,
+        core.clock() - t0))
+    end,
     report = function(line)
+      if progress then progress:done() end -- the line, not after the progress
       print(line)
       io.stdout:flush()
     end })
+  if progress then progress:done() end
   if not ok then
     io.stderr:write("mountns: check: ", tostring(res), "\n")
     return 1

@@ -1,4 +1,5 @@
---- mountns.runner: `mountns run`, the verdict of a set of scenario scripts.
+--- mountns.runner.run: the scheduler of `mountns run` (`mountns.runner`):
+-- files, slots, their processes, frames, bounds, signals.
 -- Its whole value is that the verdict cannot lie, so:
 --
 -- - each script runs in a forked child of its own, in a private mount
@@ -27,33 +28,29 @@
 -- third pipe) before it goes on: so everything in the stdout pipe when the
 -- runner reads a result was printed before it, and the output a scenario
 -- printed comes out before the scenario's own line, never after.
--- @module mountns.runner
+-- @module mountns.runner.run
 
 local core = require "mountns.core"
 local argcheck = require "mountns.args"
-local isolate = require "mountns.isolate"
 local child_proto = require "mountns.child"
 local scenario = require "mountns.scenario"
-local cli = require "mountns.cli"
 local lazy = require "mountns.lazy"
 local report = require "mountns.report"
 local plain_writer = require "mountns.report.plain"
 local tap_writer = require "mountns.report.tap"
 local order = require "mountns.report.order"
 local artifacts = lazy.require "mountns.artifacts"
-local junit_writer = require "mountns.report.junit"
-local kcidb_writer = require "mountns.report.kcidb"
-local verdict = require "mountns.verdict"
+local protocol = require "mountns.runner.protocol"
+local select_ = require "mountns.runner.select"
+local script = require "mountns.runner.script"
 -- what a script requires (every example does): loaded here, with every
 -- module they defer, by `run` before its first fork (see there)
-local mountns = require "mountns"
+require "mountns"
 require "mountns.expect"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
 local M = {}
-
--- ---- the protocol: what the script's process sends --------------------------
 
 -- The signals that stop a run: the word the summary and TAP's bail-out
 -- say, the exit status (128 + the signal's number, as a shell reports it).
@@ -62,14 +59,6 @@ local SIGNALS = {
   { name = "TERM", word = "terminated", status = 143 },
 }
 
--- The fields of each event, by kind: the type each must have ("?": or nil).
-local EVENTS = {
-  result = { name = "string", ok = "boolean", err = "string?", secs = "number",
-             dot = "string?", golden = "string?", notes = "table?", status = "string?",
-             artifacts = "table?" },
-  start = { name = "string", timeout = "number" },
-  done = { ok = "boolean", err = "string?", status = "string?" },
-}
 
 -- How long after a scenario's timeout the runner waits for its result
 -- before it kills the script's process: the script's process kills the
@@ -80,183 +69,6 @@ local GRACE = 5
 -- its other scripts and frames
 local DRAIN_MAX = 256 * 1024
 
--- whether t is a list of strings (`n` items each of which `item` accepts)
-local function is_list(t, item)
-  if type(t) ~= "table" then return false end
-  local count = 0
-  for _ in pairs(t) do count = count + 1 end
-  for i = 1, count do
-    if not item(t[i]) then return false end
-  end
-  return true
-end
-local function is_string(v) return type(v) == "string" end
-local function is_pair(v) return is_list(v, is_string) and #v == 2 end
-
--- what is wrong with a result's artifacts, or nil
-local function artifacts_problem(a)
-  for k, v in pairs(a) do
-    local ok
-    if k == "dot" or k == "steps" then ok = type(v) == "string"
-    elseif k == "mountinfo" then ok = is_list(v, is_pair)
-    elseif k == "missing" then ok = is_list(v, is_string)
-    else return "have an unknown field " .. core.escape(string.format("%q", tostring(k))) end
-    if not ok then return "have a malformed " .. k end
-  end
-end
-
---- What is wrong with an event from a script's process, or nil: the
--- runner takes nothing it has not checked (a field of the wrong type
--- would crash the report; an unknown one would be a silent lie). An event
--- is `{kind, field = value...}`: a `start` (a kernel scenario begins)
--- has `name` (a string) and `timeout` (seconds > 0); a `result` has
--- `name`, `ok` (a boolean), `secs` (a finite number >= 0), `err`, `dot`,
--- `golden` (strings, or nil), `notes` (nil or a list of strings) and
--- `status` (nil, or what ended the scenario: one of
--- `mountns.verdict.STATUSES`, "pass" exactly when `ok`), `artifacts` (nil
--- or `mountns.artifacts.collect`'s table: `dot`, `steps`, strings or nil;
--- `mountinfo`, a list of {label, text} strings; `missing`, nil or a list of
--- strings); a `done` has `ok`, `err` and `status` (nil, or "skip" when `ok`
--- is false: the script skipped the rest of its file); nothing else.
--- @param ev the decoded event
--- @treturn ?string the problem
-function M.event_problem(ev)
-  if type(ev) ~= "table" then return "an event that is a " .. type(ev) .. ", not a table" end
-  local fields = EVENTS[ev[1]]
-  if not fields then
-    return "an event of unknown kind " .. core.escape(string.format("%q", tostring(ev[1])))
-  end
-  for k in pairs(ev) do
-    if k ~= 1 and not fields[k] then
-      return "a " .. ev[1] .. " event with an unknown field "
-        .. core.escape(string.format("%q", tostring(k)))
-    end
-  end
-  for k, want in pairs(fields) do
-    local v, optional = ev[k], want:sub(-1) == "?"
-    if not (v == nil and optional or type(v) == want:gsub("%?$", "")) then
-      return string.format("a %s event whose %s is a %s (%s expected)", ev[1], k, type(v),
-        optional and want:sub(1, -2) .. " or nil" or want)
-    end
-  end
-  if ev.secs and not (ev.secs >= 0 and ev.secs < math.huge) then
-    return "a result event whose secs is " .. tostring(ev.secs) .. " (a duration expected)"
-  end
-  if ev.timeout and not (ev.timeout > 0 and ev.timeout < math.huge) then
-    return "a start event whose timeout is " .. tostring(ev.timeout)
-      .. " (seconds > 0 expected)"
-  end
-  if ev.artifacts then
-    local problem = artifacts_problem(ev.artifacts)
-    if problem then return "a result event whose artifacts " .. problem end
-  end
-  if ev.status ~= nil then
-    if ev[1] == "done" and (ev.status ~= "skip" or ev.ok) then
-      return "a done event whose status is " .. core.escape(string.format("%q", ev.status))
-        .. " (nil, or \"skip\" with ok false, expected)"
-    elseif not verdict.is_status(ev.status) then
-      return "a result event whose status is " .. core.escape(string.format("%q", ev.status))
-        .. " (one of " .. table.concat(verdict.STATUSES, ", ") .. " expected)"
-    elseif (ev.status == "pass") ~= ev.ok then
-      return string.format("a result event whose status is %q and ok %s", ev.status,
-        tostring(ev.ok))
-    end
-  end
-  if ev.notes then
-    local count = 0
-    for _ in pairs(ev.notes) do count = count + 1 end
-    for i = 1, count do
-      if type(ev.notes[i]) ~= "string" then
-        return "a result event whose notes are not a list of strings"
-      end
-    end
-  end
-  return nil
-end
-
--- ---- the script's child -------------------------------------------------
-
--- One event (a table) as a mountns.child frame on the result pipe.
-local function send(fd, t)
-  assert(child_proto.send(fd, "o", child_proto.encode("event", { t }, 1)))
-end
-
--- In the forked child (mountns.child.fork: it ends with _exit): stdout
--- into the pipe, a private namespace, the script; a frame per scenario
--- (each waits for the runner's "k"), then a "done" frame.
-local function script_child(path, opts, ev_w, out_w, ack_r)
-  -- first, as isolate's child does: a fresh arena, the collector stopped
-  -- (it would write every page of the runner's heap it shares; Lua 5.4):
-  -- 12% fewer page faults a file, 3-4% less CPU (the collector running:
-  -- 20% more CPU, 50% more page faults). A full collection, finalizers
-  -- included (a file left open is closed), runs each time the script has
-  -- allocated as much as the heap held, as the collector's default pause
-  -- would: a script opening files without closing them runs out of file
-  -- descriptors no sooner than in plain Lua
-  core.fresh_heap(16, math.min(4096, math.max(1, collectgarbage("count") / 1024)))
-  -- a scenario's result goes to the runner while its process ends (the
-  -- teardown of its namespaces); those processes are reaped after "done"
-  isolate.reap_later()
-  -- the runner's pipes: no scenario's process, agent or helper forked
-  -- from here gets them (it could forge a result, or take the runner's
-  -- acknowledgement and leave this process waiting)
-  child_proto.keep_from_children(ev_w)
-  child_proto.keep_from_children(ack_r)
-  -- os.exit in the script ends this process without the reap(true) below:
-  -- its scenarios' processes would be left to PID 1, which need not reap
-  -- them (zombies). They are reaped first (in this process only: a
-  -- scenario's child inherits the wrapper)
-  -- The state is closed on the way out (os.exit's `close`, Lua 5.2+): the
-  -- script's files are flushed and closed by their finalizers, and no Lua
-  -- block is left for LeakSanitizer to find (`make asan`: blocks made
-  -- before fresh_heap, referred to only from its arena, which it does not
-  -- scan, read as leaks)
-  local exit, me = os.exit, core.getpid()
-  rawset(os, "exit", function(code)
-    if core.getpid() == me then
-      io.stdout:flush()
-      isolate.reap(true)
-    end
-    return exit(code, true)
-  end)
-  local ok, err = pcall(function()
-    assert(core.dup2(out_w, 1))
-    core.close_fd(out_w)
-    isolate.private_namespace()
-    local done, why, skipped = scenario.run_file(path, {
-      dot = opts.dot and true or nil, golden = opts.golden and true or nil,
-      timeout = opts.timeout, model = opts.model and true or nil, both = opts.both,
-      linux = opts.linux,
-      start = function(name, timeout)
-        send(ev_w, { "start", name = name, timeout = timeout })
-      end,
-      artifacts = opts.artifacts and (opts.artifacts_all and "all" or true) or nil,
-      report = function(name, passed, e, secs, dot, golden, notes, status, art)
-        io.stdout:flush() -- its prints before its line
-        send(ev_w, { "result", name = name, ok = passed and true or false,
-                     err = e ~= nil and tostring(e) or nil, secs = secs,
-                     dot = type(dot) == "string" and dot or nil,
-                     golden = type(golden) == "string" and golden or nil,
-                     notes = type(notes) == "table" and notes or nil,
-                     status = passed and "pass" or status,
-                     artifacts = type(art) == "table" and art or nil })
-        core.read_exact(ack_r, 1) -- "k", or end of file: the runner is gone
-      end })
-    io.stdout:flush()
-    send(ev_w, { "done", ok = done or false, err = why,
-                 status = not done and skipped == "skip" and "skip" or nil })
-  end)
-  if not ok then
-    io.stdout:flush()
-    pcall(send, ev_w, { "done", ok = false, err = tostring(err) })
-  end
-  -- the runner has the script's report: the next script starts while the
-  -- scenarios' processes end here
-  isolate.reap(true)
-  return 0
-end
-
--- ---- the runner -----------------------------------------------------------
 
 -- What to show for a script's child that ended without its "done" frame.
 local function early_exit(how, code)
@@ -280,6 +92,7 @@ function M.cpus()
   end
   return n > 0 and n or 1
 end
+
 
 --- Run scripts and report their verdict (on stdout, or to `writers`).
 -- @tparam {string,...} files the scripts, in order
@@ -308,7 +121,25 @@ end
 -- first difference of the outcomes or of the normalised tables; the steps
 -- the model cannot follow (`ns:run`, `ns:exec`, methods it has not) are
 -- listed after the scenario's line as `note:` lines (true, or the
--- mirror's options).
+-- mirror's options);
+-- `filter`: run only the scenarios whose name matches this Lua pattern
+-- (`string.find`; a plain word is a substring); one that matches no
+-- scenario of the run (without `shard`) fails it (status 1, a line on
+-- stderr); `shard` ("K/N"): run only
+-- shard K of N (`selector`); a scenario left out is not run at all (its
+-- function is not called, no process, no namespace): its script's process
+-- asks before it runs one (`scenario.run_file`'s `select`);
+-- `list`: run no scenario, but send each one the run would run to the
+-- writers as `scenario_listed` (default writer: one line each,
+-- "FILE<TAB>INDEX<TAB>NAME"); the scripts still run, each in its process
+-- and private namespace: their code outside scenarios is what names them;
+-- `progress`: a function called with a line of progress after each file
+-- ("3/20 files, 41 passed, 1 failed"; `mountns.cli.progress` shows it on
+-- stderr), and with nil to erase it before the report goes on
+-- (`with_progress`);
+-- `fail_fast`: stop at the first scenario that does not pass (in the
+-- report's order): the run ends as a stopped one (the summary says what
+-- was not run; exit status 1).
 -- SIGINT and SIGTERM are blocked from here on (they stay so when run
 -- returns: the caller is about to exit) and read from signalfds while it
 -- runs.
@@ -324,7 +155,7 @@ function M.run(files, opts)
   for _, f in ipairs(files) do argcheck.path(f, "run", 1, 2) end
   opts = argcheck.options(opts, "run", 2,
     { "tap", "dot", "golden", "timeout", "jobs", "model", "both", "linux", "writers",
-      "artifacts", "artifacts_all" }, 2)
+      "artifacts", "artifacts_all", "filter", "shard", "list", "fail_fast", "progress" }, 2)
   argcheck.seconds(opts.timeout, "run", 2, "option 'timeout'", 2)
   if opts.artifacts ~= nil then argcheck.typed(opts.artifacts, "string", "run", 2, 2) end
   if opts.artifacts_all and not opts.artifacts then
@@ -341,19 +172,49 @@ function M.run(files, opts)
     argcheck.error("run", 2, "option 'jobs': an integer >= 1 expected, got "
       .. tostring(jobs), 2)
   end
+  if opts.filter ~= nil then
+    if type(opts.filter) ~= "string" then
+      argcheck.error("run", 2, "option 'filter': a Lua pattern (string) expected, got "
+        .. type(opts.filter), 2)
+    end
+    local problem = select_.pattern_problem(opts.filter)
+    if problem then
+      argcheck.error("run", 2, "option 'filter': " .. problem .. " in '"
+        .. core.escape(opts.filter) .. "'", 2)
+    end
+  end
+  if opts.shard ~= nil then
+    local k, why = select_.shard(opts.shard)
+    if not k then argcheck.error("run", 2, "option 'shard': " .. why, 2) end
+  end
   local writers = opts.writers
   if opts.tap ~= nil and opts.tap ~= true and opts.tap ~= false and opts.tap ~= 13
      and opts.tap ~= 14 then
     argcheck.error("run", 2, "option 'tap': true, 13 or 14 expected, got "
       .. core.escape(tostring(opts.tap)), 2)
   end
+  if opts.list then
+    -- what reports a run's results has nothing to do in a list
+    for _, k in ipairs { "tap", "dot", "golden", "fail_fast", "artifacts" } do
+      if opts[k] then
+        argcheck.error("run", 2, "option '" .. k .. "' does not apply to option 'list' "
+          .. "(no scenario runs)", 2)
+      end
+    end
+    writers = writers or { select_.list_writer() }
+  end
   if writers ~= nil and opts.tap then
     argcheck.error("run", 2, "option 'tap' with option 'writers': put "
       .. "mountns.report.tap.new() in writers", 2)
   end
+  if opts.progress ~= nil and type(opts.progress) ~= "function" then
+    argcheck.error("run", 2, "option 'progress': function expected, got "
+      .. type(opts.progress), 2)
+  end
   -- the report: events to the writers, which write it (mountns.report)
   local tell = report.subscribers(writers or { opts.tap and tap_writer.new(nil,
     opts.tap == 14 and 14 or 13) or plain_writer.new() }, "run", 2, 2)
+  if opts.progress then tell = select_.with_progress(tell, opts.progress, #files) end
   -- once here, not in every script's process: the modules a script
   -- requires, and those deferred (mountns.lazy) that its first scenario
   -- would load before it forks; each script's process inherits them
@@ -385,7 +246,7 @@ function M.run(files, opts)
 
   -- the report, in file order whatever runs at once: each script's
   -- (`st.rep`) is held until those before it are reported
-  local rep = order.new(tell, core.clock)
+  local rep = order.new(tell, core.clock, opts.fail_fast)
 
   -- picture file stems: a script's base name, made unique in this run
   local stems = {}
@@ -432,11 +293,11 @@ function M.run(files, opts)
   -- Start the script's process: true, or false after a failure it
   -- reported, or nil and the error when the system refused a resource
   -- while other scripts run (the file is started later).
-  local function start(path)
+  local function start(path, file_index)
     -- the signals' fds and the other scripts' ends of their pipes are
     -- kept from this one's process (child.spawn, keep_from_children)
     local proc, err = child_proto.spawn({ up = { "ev", "out" }, down = { "ack" } },
-      function(fds) return script_child(path, opts, fds.ev, fds.out, fds.ack) end)
+      function(fds) return script.child(path, file_index, opts, fds.ev, fds.out, fds.ack) end)
     if not proc then
       if running[1] then
         if not starved_said then
@@ -485,7 +346,7 @@ function M.run(files, opts)
     if not okd then return broken(st, tostring(vals)) end
     if vals.n ~= 1 then return broken(st, "a frame of " .. tostring(vals.n) .. " values") end
     local ev = vals[1]
-    local problem = M.event_problem(ev)
+    local problem = protocol.event_problem(ev)
     if problem then return broken(st, problem) end
     if st.done then return broken(st, "an event after its \"done\"") end
     -- one verdict per scenario started: a start, then its result (a model
@@ -511,8 +372,8 @@ function M.run(files, opts)
       local saved
       if opts.artifacts and ev.artifacts then
         local werr
-        saved, werr = artifacts.write(opts.artifacts, st.stem, st.results, ev.artifacts,
-          status ~= "pass" and err or nil)
+        saved, werr = artifacts.write(opts.artifacts, st.stem, ev.index or st.results,
+          ev.artifacts, status ~= "pass" and err or nil)
         if not saved then
           status, err = "error", "cannot write its artifacts: " .. tostring(werr)
         end
@@ -521,8 +382,16 @@ function M.run(files, opts)
       rep:result(st.rep, { name = ev.name, status = status, message = err,
                            secs = ev.secs, golden = ok and ev.golden or nil, notes = ev.notes,
                            timeout = status == "timeout" and started and started.timeout
-                             or nil, artifacts = saved })
-      core.write_fd(st.ack_w, "k") -- the script goes on
+                             or nil, artifacts = saved, index = ev.index })
+      -- the script goes on; not after the failure that stops a --fail-fast
+      -- run: its process waits until it is killed, running nothing more
+      if not rep.halted then core.write_fd(st.ack_w, "k") end
+    elseif ev[1] == "listed" then
+      -- (a script's process lists only under --list: one forged elsewhere
+      -- would reach the writers as a scenario that never ran)
+      if not opts.list then return broken(st, "a listed event outside --list") end
+      rep:listed(st.rep, { name = ev.name, index = ev.index })
+      core.write_fd(st.ack_w, "k")
     else
       st.done = ev
     end
@@ -590,7 +459,9 @@ function M.run(files, opts)
     elseif not done.ok then
       -- an error outside any scenario
       rep:error(st.rep, path, done.err, 0, { missed = true, whole_file = true })
-    elseif st.rep.results == 0 then
+    elseif st.rep.results == 0 and (done.seen or 0) == 0 then
+      -- (a script whose scenarios were all left out by --filter, --shard
+      -- or --list reached some: not an error)
       rep:error(st.rep, path .. " (no scenario ran)", "the script ran no scenario", 0,
         { whole_file = true })
     end
@@ -654,11 +525,22 @@ function M.run(files, opts)
   -- The run: scripts started (up to `jobs`), their frames and output read,
   -- each report completed, until every file is reported or a signal stops it.
   local function loop()
-    tell("run_start", { files = { unpack(files) }, clock = core.clock(), time = os.time() })
+    tell("run_start", { files = { unpack(files) }, clock = core.clock(), time = os.time(),
+                        shard = opts.shard, filter = opts.filter })
     local next_file = 1
+    -- --fail-fast: the first failure in the report's order ends the run
+    local function halted()
+      if not rep.halted then return false end
+      local f = rep.halted.file
+      stop = string.format("stopped at the first failure by --fail-fast: the rest of %s and "
+        .. "%d file%s after it not run", f.path, #files - f.index, #files - f.index == 1 and ""
+        or "s")
+      return true
+    end
     while true do
+      if halted() then return end
       while #running < jobs and files[next_file] and not (starved and #running >= starved) do
-        if start(files[next_file]) == nil then
+        if start(files[next_file], next_file) == nil then
           starved = #running
           break
         end
@@ -720,6 +602,7 @@ function M.run(files, opts)
           if ended[st] then ended[st] = nil; finish(st) end
         end
       end
+      if halted() then return end
     end
     -- the processes still ending after their "done", after the last
     -- report: waited for with Ctrl-C heard (SIGINT is read from sigfd, not
@@ -773,6 +656,13 @@ function M.run(files, opts)
   reap(true)
   close_sigfds()
   local summary = rep:run_end(stop)
+  -- a filter that matched nothing in the whole run (a typo would pass in
+  -- CI); a shard's may (a shard can be empty)
+  if opts.filter and not opts.shard and not stop and summary.total == 0 and rep.n_listed == 0 then
+    io.stderr:write("mountns: run: --filter '", core.escape(opts.filter),
+      "' matched no scenario\n")
+    return 1
+  end
   if stop then
     for _, sig in ipairs(SIGNALS) do
       if sig.word == stop then return sig.status end
@@ -782,194 +672,5 @@ function M.run(files, opts)
   return summary.failed == 0 and 0 or 1
 end
 
--- ---- the command line: `mountns run ...` ----------------------------------
-
-local die = cli.die
-
--- The shell word for s.
-local function quote(s)
-  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
-end
-
--- mountns run --kernel K ARGS: this same command (without --kernel) in a
--- virtual machine booting K, through the tree's vm/run; its exit status.
-local function run_on_kernel(kernel, args, tree, interp)
-  if not tree then die("run: --kernel needs the source tree (its vm/ folder)") end
-  local f = io.open(tree .. "/vm/run")
-  if not f then die("run: --kernel: no " .. tree .. "/vm/run") end
-  f:close()
-  local cmd = { quote(tree .. "/vm/run"), quote(kernel), quote(interp),
-                quote(tree .. "/bin/mountns"), "run" }
-  for _, a in ipairs(args) do cmd[#cmd + 1] = quote(a) end
-  io.stdout:flush()
-  local ok, how, code = os.execute(table.concat(cmd, " "))
-  if type(ok) == "number" then -- Lua 5.1: the wait status
-    return ok % 256 == 0 and math.floor(ok / 256) or 128 + ok % 256
-  end
-  if how == "signal" then return 128 + code end
-  return code or (ok and 0 or 1)
-end
-
--- The first line of a file of /proc/sys/kernel (nil when it cannot be read).
-local function kernel_value(name)
-  local f = io.open("/proc/sys/kernel/" .. name)
-  local v = f and f:read("*l")
-  if f then f:close() end
-  return v
-end
-
---- What the report files say of the run's environment (`mountns.report.junit`,
--- `mountns.report.kcidb`): `release` and `arch` (the running kernel's,
--- /proc/sys/kernel/osrelease and arch), `lua` (`_VERSION`, and LuaJIT's
--- version), `version` (mountns's), `mode` ("kernel", "model" or "both",
--- from `opts`), `features` (`mountns.features()`, which probes the kernel
--- in a throw-away namespace).
--- @tparam table opts `model`, `both` as `run`'s
--- @treturn table
-function M.environment(opts)
-  local jit = rawget(_G, "jit")
-  local ok, features = pcall(mountns.features)
-  return { release = kernel_value("osrelease"), arch = kernel_value("arch"),
-           lua = _VERSION .. (type(jit) == "table" and " (" .. tostring(jit.version) .. ")"
-             or ""),
-           version = mountns._VERSION, features = ok and features or nil,
-           mode = opts.model and "model" or opts.both and "both" or "kernel" }
-end
-
--- the options in scenario.run_problem's reasons, as the command line has them
-local CLI_NAMES = { model = "--model", both = "--both", linux = "--linux" }
-
---- `mountns run ARGS` (bin/mountns): the options parsed, the scripts run
--- (`M.run`), or with `--kernel K` the same command in a virtual machine.
--- A usage error exits with status 2 (`mountns.cli.die`).
--- @tparam {string,...} args the words after `run`
--- @tparam table ctx `tree`: the source tree's root (nil when installed;
--- `--kernel` needs its vm/), `interp`: the Lua interpreter's command
--- @treturn int the exit status
-function M.command(args, ctx)
-  local files, opts, strict = {}, {}, false
-  local kernel, rest = nil, {}
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    if a == "--kernel" then
-      i = i + 1
-      kernel = args[i] or die("run: --kernel needs 6.1, 6.12 or host")
-      if kernel ~= "6.1" and kernel ~= "6.12" and kernel ~= "host" then
-        die("run: --kernel: 6.1, 6.12 or host expected, got " .. kernel)
-      end
-    else rest[#rest + 1] = a end
-    if a == "--" then
-      for j = i + 1, #args do rest[#rest + 1] = args[j] end
-      break
-    end
-    i = i + 1
-  end
-  if kernel and kernel ~= "host" then
-    for _, a in ipairs(rest) do
-      if a == "--dot" or a == "--artifacts" or a == "--junit" or a == "--kcidb" then
-        die("run: " .. a .. " with --kernel: nothing of the guest reaches the host")
-      end
-      if a == "--" then break end
-    end
-    return run_on_kernel(kernel, rest, ctx.tree, ctx.interp)
-  end
-  args, i = rest, 1
-  local files_out, origin = {}, nil -- --junit, --kcidb: their paths
-  while i <= #args do
-    local a = args[i]
-    if a == "--tap" or a == "--tap=13" then opts.tap = 13
-    elseif a == "--tap=14" then opts.tap = 14
-    elseif a == "--junit" or a == "--kcidb" then
-      i = i + 1
-      files_out[a:sub(3)] = args[i] or die("run: " .. a .. " needs a file name")
-    elseif a == "--origin" then
-      i = i + 1
-      origin = args[i] or die("run: --origin needs a name")
-      if not origin:match("^[a-z0-9_]+$") then
-        die("run: --origin: a KCIDB origin is made of a-z, 0-9 and _, got '"
-          .. core.escape(origin) .. "'")
-      end
-    elseif a == "--golden" then opts.golden = true
-    elseif a == "--model" then opts.model = true
-    elseif a == "--both" then opts.both = true
-    elseif a == "--strict" then strict = true
-    elseif a == "--linux" then
-      i = i + 1
-      opts.linux = args[i] or die("run: --linux needs a kernel version (such as 6.12)")
-    elseif a == "--dot" then
-      i = i + 1
-      opts.dot = args[i] or die("run: --dot needs a directory")
-    elseif a == "--artifacts" then
-      i = i + 1
-      opts.artifacts = args[i] or die("run: --artifacts needs a directory")
-    elseif a == "--artifacts-all" then
-      opts.artifacts_all = true
-    elseif a == "--timeout" then
-      i = i + 1
-      local s = tonumber(args[i] or "")
-      if not s or s <= 0 or s ~= s or s == math.huge then
-        die("run: --timeout needs a number of seconds > 0")
-      end
-      opts.timeout = s
-    elseif a == "-j" or a == "--jobs" then
-      i = i + 1
-      local v = args[i]
-      local j = v and v:match("^%d+$") and tonumber(v)
-      if not j or j < 1 then
-        die("run: " .. a .. " needs a number of files to run at once (an integer >= 1), got "
-          .. (v and ("'" .. core.escape(v) .. "'") or "nothing"))
-      end
-      opts.jobs = j
-    elseif a == "--" then
-      for j = i + 1, #args do files[#files + 1] = args[j] end
-      break
-    elseif a:sub(1, 1) == "-" and a ~= "-" then die("run: unknown option " .. a)
-    else files[#files + 1] = a end
-    i = i + 1
-  end
-  if #files == 0 then die("run: no scenario file given\n" .. cli.USAGE) end
-  local problem = scenario.run_problem(opts, CLI_NAMES)
-  if problem then die("run: " .. problem) end
-  if strict then
-    if not opts.both then die("run: --strict goes with --both") end
-    opts.both = { strict = true }
-  end
-  if opts.artifacts_all and not opts.artifacts then
-    die("run: --artifacts-all goes with --artifacts DIR")
-  end
-  for _, o in ipairs { "dot", "artifacts" } do
-    if opts[o] then
-      local ok, err = core.mkdir(opts[o], { parents = true })
-      if not ok then die("run: --" .. o .. ": " .. tostring(err)) end
-    end
-  end
-  if opts.artifacts and opts.artifacts == opts.dot then
-    die("run: --dot and --artifacts need directories of their own")
-  end
-  opts.jobs = opts.jobs or M.cpus()
-  if origin and not files_out.kcidb then die("run: --origin goes with --kcidb") end
-  -- the report files: the console's report and theirs from one run
-  local opened = {}
-  if files_out.junit or files_out.kcidb then
-    local env = M.environment(opts)
-    env.origin = origin
-    local writers = { opts.tap and tap_writer.new(nil, opts.tap) or plain_writer.new() }
-    for _, w in ipairs { { "junit", junit_writer }, { "kcidb", kcidb_writer } } do
-      local name = files_out[w[1]]
-      if name then
-        local f, ferr = io.open(name, "w")
-        if not f then die("run: --" .. w[1] .. ": " .. tostring(ferr)) end
-        opened[#opened + 1] = f
-        writers[#writers + 1] = w[2].new(f, env)
-      end
-    end
-    opts.tap, opts.writers = nil, writers
-  end
-  local code, err = M.run(files, opts)
-  for _, f in ipairs(opened) do f:close() end
-  if not code then die("run: " .. tostring(err)) end
-  return code
-end
 
 return M
