@@ -24,8 +24,7 @@ local M = {}
 local World, Failure, fail = world.World, errors.Failure, errors.fail
 local walkpath, join, parent_dir = paths.walkpath, paths.join, paths.parent_dir
 local is_subdir, relative = paths.is_subdir, paths.relative
-local next_uid, new_sb, new_mount, event = world.next_uid, world.new_sb, world.new_mount,
-  world.event
+local new_sb, new_mount, event = world.new_sb, world.new_mount, world.event
 local default_flags, subtree, target_of, resolve = world.default_flags, world.subtree,
   world.target_of, world.resolve
 local copy_tree, change_propagation = world.copy_tree, propagate.change_propagation
@@ -60,7 +59,7 @@ end
 local function new_ns(w, root, label, user)
   local ns = setmetatable({ world = w, root = root, serial = #w.namespaces + 1,
                             user = user, closed = false,
-                            root_parent = next_uid(w) }, Space)
+                            root_parent = world.alloc_mount_id(w) }, Space)
   ns.label_ = label or ("ns" .. ns.serial)
   w.namespaces[#w.namespaces + 1] = ns
   for _, m in ipairs(subtree(root)) do m.ns = ns end
@@ -329,18 +328,20 @@ function Space:mounts(opts)
   check_open(self, "mounts")
   opts = argcheck.ns_options("mounts", opts, 1, 2)
   local records = {}
-  local with_from = opts.propagate_from or M.propagate_from
+  local root = opts.root ~= nil and mtable.normpath(opts.root, "ns:mounts", 1, 2) or nil
+  -- a root view is the mountinfo of a process chrooted there: it has
+  -- propagate_from, computed against that root (get_dominating_id)
+  local with_from = opts.propagate_from or M.propagate_from or root ~= nil
   local gen, n = {}, 0
   local mounts = self.world.mounts
   for i = 1, #mounts do
     local m = mounts[i]
     if m.ns == self then
       n = n + 1
-      records[n] = record_of(m, self, with_from, gen)
+      records[n] = record_of(m, self, with_from, gen, root)
     end
   end
-  if opts.root ~= nil then
-    local root = mtable.normpath(opts.root, "ns:mounts", 1, 2)
+  if root then
     local kept = {}
     for _, r in ipairs(records) do
       if is_subdir(r.target, root) then
@@ -444,7 +445,10 @@ function Space:close()
   set_call(self, "close")
   local list = subtree(self.root)
   for _, m in ipairs(list) do change_propagation(self.world, m, "private") end
-  for _, m in ipairs(list) do m.ns = nil end
+  for _, m in ipairs(list) do
+    m.ns = nil
+    world.free_mount(self.world, m)
+  end
   self.closed = true
 end
 

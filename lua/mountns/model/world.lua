@@ -21,8 +21,33 @@ World.__index = World
 
 local NEW_OPTIONS = { "linux" }
 
+-- ---- IDs -------------------------------------------------------------------------
+
+-- The kernel's IDs of mounts and peer groups come from an IDA
+-- (mnt_alloc_id, mnt_alloc_group_id: ida_alloc, ida_alloc_min(.., 1)):
+-- the lowest ID not in use, so an ID freed (a mount unmounted, the last
+-- peer of a group made private) is the next one handed out. An IDA here:
+-- the IDs in use and the lowest that may be free (no ID below it is).
+local function new_ida()
+  return { used = {}, low = 1 }
+end
+
+local function ida_alloc(ida)
+  local used, i = ida.used, ida.low
+  while used[i] do i = i + 1 end
+  used[i] = true
+  ida.low = i + 1
+  return i
+end
+
+local function ida_free(ida, i)
+  ida.used[i] = nil
+  if i < ida.low then ida.low = i end
+end
+
 local function new_world(rules)
-  return setmetatable({ uid = 0, groups = 0, devs = 0, namespaces = {},
+  return setmetatable({ uid = 0, group_ids = new_ida(), mount_ids = new_ida(), devs = 0,
+                        namespaces = {},
                         events = {}, seq = 0, mounts = {}, users = 0,
                         user_parent = {}, rules = rules, linux = rules.linux }, World)
 end
@@ -45,8 +70,32 @@ local function next_uid(w)
 end
 
 local function new_group(w)
-  w.groups = w.groups + 1
-  return { id = w.groups, ring = {} }
+  return { id = ida_alloc(w.group_ids), ring = {} }
+end
+
+-- m leaves its peer group (do_make_slave, bulk_make_private): out of the
+-- ring; the group's ID is free once its last peer left
+-- (mnt_release_group_id)
+local function leave_group(w, m)
+  local g = m.group
+  if not g then return end
+  m.group = nil
+  local ring = g.ring
+  for i = 1, #ring do
+    if ring[i] == m then table.remove(ring, i); break end
+  end
+  if #ring == 0 then ida_free(w.group_ids, g.id) end
+end
+
+-- A mount ID in the world: the lowest free (mnt_alloc_id); free_mount
+-- gives it back when the mount is gone (unmounted, its namespace closed)
+local function alloc_mount_id(w)
+  return ida_alloc(w.mount_ids)
+end
+
+local function free_mount(w, m)
+  if m.id then ida_free(w.mount_ids, m.id) end
+  m.id = nil
 end
 
 local function new_sb(w, fstype, source, super, user)
@@ -70,9 +119,11 @@ end
 
 -- ---- mounts --------------------------------------------------------------------
 
--- A mount: sb, root (a path in sb), parent (a mount), mp (the mount point: a
--- path in the parent's sb), ns, children (attach order), flags, group
--- ({id, ring}), master (a mount), slaves (list), unbindable, locked.
+-- A mount: uid (unique in its world, never reused), id (its mount ID, the
+-- lowest free: reused as the kernel's), sb, root (a path in sb), parent (a
+-- mount), mp (the mount point: a path in the parent's sb), ns, children
+-- (attach order), flags, group ({id, ring}), master (a mount), slaves
+-- (list), unbindable, locked.
 -- children and slaves start as this shared empty list, replaced by a list
 -- of the mount's own before the first insertion (most mounts have none)
 local NONE = setmetatable({}, { __newindex = function() error("model: NONE is shared", 2) end })
@@ -82,7 +133,8 @@ local function new_mount(w, sb, root, flags)
   w.uid = uid
   -- (the nil fields size the table for what the mount gets later: no
   -- rehash as parent, mp, ns... arrive)
-  local m = { uid = uid, sb = sb, root = root, children = NONE, slaves = NONE,
+  local m = { uid = uid, id = ida_alloc(w.mount_ids), sb = sb, root = root, children = NONE,
+              slaves = NONE,
               flags = flags, unbindable = false, locked = false, parent = nil, mp = nil,
               ns = nil, group = nil, master = nil, lock_flags = nil, tgen_ = nil, tgt_ = nil }
   local mounts = w.mounts
@@ -313,6 +365,7 @@ end
 
 M.World, M.new_world, M.next_uid, M.new_group, M.new_sb = World, new_world, next_uid,
   new_group, new_sb
+M.leave_group, M.alloc_mount_id, M.free_mount = leave_group, alloc_mount_id, free_mount
 M.event, M.label_of, M.NONE, M.new_mount, M.default_flags = event, label_of, NONE, new_mount,
   default_flags
 M.index_of, M.remove_value = index_of, remove_value

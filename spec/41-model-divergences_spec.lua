@@ -1,0 +1,123 @@
+-- Divergences of the model from the kernel (issue 25), each a scenario
+-- that runs the same steps in a kernel scenario (mountns.scenario) and in
+-- a model scenario (mountns.model.scenario): the golden texts of the
+-- namespaces left open, the outcome of every step that may fail (ok, or
+-- the errno name) and every value the scenario notes must agree. Each
+-- case passed on the kernel and failed on the model before its fix.
+local helper = require "helper"
+local mountns = require "mountns"
+local model = require "mountns.model"
+local format = require "mountns.format"
+
+local unpack = table.unpack or unpack -- luacheck: ignore
+
+-- fn(ns, nss, try, note) on one side (as spec 22's): nss collects the
+-- namespaces to compare, try(f, ...) runs a step that may fail and records
+-- "ok" or its errno name, note(v) records a value.
+local function side(scenario, fn)
+  return scenario(function(ns)
+    local nss, out = { ns }, {}
+    local function try(f, ...)
+      local ok, e = pcall(f, ...)
+      out[#out + 1] = ok and "ok" or (model.errno_of(tostring(e)) or tostring(e))
+    end
+    local function note(v) out[#out + 1] = tostring(v) end
+    fn(ns, nss, try, note)
+    local open = {}
+    for _, n in ipairs(nss) do if not n.closed then open[#open + 1] = n end end
+    return format.golden_text(unpack(open)), table.concat(out, "\n")
+  end)
+end
+
+-- a model scenario as the kernel's is for this process (spec 22's)
+local function model_scenario(fn)
+  return model.scenario(fn, { locked_root = not helper.root })
+end
+
+-- Both sides; asserts they agree; returns the kernel's text and outcomes.
+local function same(fn)
+  local kg, ko = side(mountns.scenario, fn)
+  local mg, mo = side(model_scenario, fn)
+  assert.are.equal(ko, mo, "outcomes:\nkernel:\n" .. ko .. "\nmodel:\n" .. mo)
+  local d = format.diff_text(kg, mg, "kernel", "model")
+  assert(d == nil, "golden texts differ:\n" .. tostring(d) .. "\nkernel:\n" .. kg)
+  return kg, ko
+end
+
+describe("the model's divergences from the kernel #model", function()
+  local it = helper.model_it
+
+  -- The kernel's IDs come from an IDA: the lowest free. Other processes
+  -- take and free IDs of the same IDA meanwhile, so the kernel's side is
+  -- noted as "not above the freed one" (a lower one freed meanwhile may
+  -- come first); a counter that never reuses gives a higher one.
+  it("a peer group's ID is free again once its last peer leaves", function()
+    same(function(ns, _, _, note)
+      for _, d in ipairs { "/a", "/b", "/c", "/d" } do ns:mkdir(d) end
+      ns:mount("a", "/a", "tmpfs"); ns:make_shared("/a")
+      ns:bind("/a", "/b")
+      local g = ns:find("/a").shared
+      ns:make_private("/a")
+      -- /b still holds the group: its ID is not free
+      ns:mount("c", "/c", "tmpfs"); ns:make_shared("/c")
+      note(ns:find("/c").shared > g)
+      ns:make_private("/b") -- its last peer: the ID is free
+      ns:mount("d", "/d", "tmpfs"); ns:make_shared("/d")
+      note(ns:find("/d").shared <= g)
+      -- umount of a group's last mount frees it too
+      local c = ns:find("/c").shared
+      ns:umount("/c"); ns:umount("/d")
+      ns:mount("e", "/c", "tmpfs"); ns:make_shared("/c")
+      note(ns:find("/c").shared <= c)
+    end)
+  end)
+
+  it("a mount's ID is free again once it is unmounted", function()
+    same(function(ns, _, _, note)
+      ns:mkdir("/a"); ns:mkdir("/b")
+      ns:mount("a", "/a", "tmpfs")
+      local a = ns:find("/a").id
+      ns:mount("b", "/b", "tmpfs")
+      note(ns:find("/b").id > a)
+      ns:umount("/a")
+      ns:mount("c", "/a", "tmpfs")
+      note(ns:find("/a").id <= a)
+    end)
+  end)
+
+  it("the model's IDs are the lowest free, exactly", function()
+    model.scenario(function(ns)
+      for _, d in ipairs { "/a", "/b", "/c" } do ns:mkdir(d) end
+      ns:mount("a", "/a", "tmpfs"); ns:make_shared("/a")
+      ns:mount("b", "/b", "tmpfs"); ns:make_shared("/b")
+      local a, b = ns:find("/a"), ns:find("/b")
+      ns:umount("/a")
+      ns:mount("c", "/c", "tmpfs"); ns:make_shared("/c")
+      local c = ns:find("/c")
+      assert.are.equal(a.id, c.id)
+      assert.are.equal(a.shared, c.shared)
+      assert.are_not.equal(b.shared, c.shared)
+    end)
+  end)
+
+  -- /m1/s is a slave of G2, whose only peer in the namespace (/g2) is
+  -- outside /m1; G2 is a slave of G1, which has a peer under /m1. From
+  -- / the dominating group is G2, its master (no propagate_from); from a
+  -- root at /m1 it is G1.
+  it("a root view has propagate_from computed against its root", function()
+    local _, text = same(function(ns, _, _, note)
+      ns:mkdir("/m1"); ns:mkdir("/g2")
+      ns:mount("m1", "/m1", "tmpfs")
+      ns:mkdir("/m1/g1"); ns:mkdir("/m1/s")
+      ns:mount("x", "/m1/g1", "tmpfs"); ns:make_shared("/m1/g1")
+      ns:bind("/m1/g1", "/g2"); ns:make_slave("/g2"); ns:make_shared("/g2")
+      ns:bind("/g2", "/m1/s"); ns:make_slave("/m1/s")
+      note(format.golden_text(ns:mounts { root = "/m1", propagate_from = true }))
+      note(format.golden_text(ns:mounts { root = "/m1" }))
+      note(ns:find("/s", { root = "/m1" }).propagate_from ~= nil)
+      note(ns:mounts { propagate_from = true }:find("/m1/s").propagate_from)
+    end)
+    -- both views of the root have it: /s's master is 2, its propagate_from 1
+    assert.truthy(text:find("/s rw,relatime master:2 propagate_from:1\n", 1, true), text)
+  end)
+end)
