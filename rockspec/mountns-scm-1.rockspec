@@ -81,6 +81,7 @@ build = {
     ["mountns.model.paths"] = "lua/mountns/model/paths.lua",
     ["mountns.model.rules"] = "lua/mountns/model/rules.lua",
     ["mountns.model.world"] = "lua/mountns/model/world.lua",
+    ["mountns.model.fsdata"] = "lua/mountns/model/fsdata.lua",
     ["mountns.model.propagate"] = "lua/mountns/model/propagate.lua",
     ["mountns.model.umount"] = "lua/mountns/model/umount.lua",
     ["mountns.model.checks"] = "lua/mountns/model/checks.lua",

@@ -18,6 +18,7 @@ local listing = require "mountns.model.listing"
 local ops = require "mountns.model.ops"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
+local fsdata = require "mountns.model.fsdata"
 
 local M = {}
 
@@ -83,7 +84,11 @@ function World:namespace(opts)
       .. type(opts.locked_root), 2)
   end
   self.users = self.users + 1
-  local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755", self.users)
+  -- (the user namespace whose IDs are all mapped: the first's, unless
+  -- the scenario is an unprivileged caller's)
+  if self.init_user == nil then self.init_user = not opts.locked_root and self.users end
+  local sb = new_sb(self, "tmpfs", "mountns", fsdata.new_options("tmpfs", "mode=755", false,
+    true), self.users)
   local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
   return new_ns(self, root, opts.label, self.users)

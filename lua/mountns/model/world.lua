@@ -9,6 +9,7 @@ local argcheck = require "mountns.args"
 local kernel_rules = require "mountns.model.rules"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
+local fsdata = require "mountns.model.fsdata"
 
 local M = {}
 
@@ -98,10 +99,11 @@ local function free_mount(w, m)
   m.id = nil
 end
 
-local function new_sb(w, fstype, source, super, user)
+-- a superblock: opts, its options (model.fsdata's), and their text
+local function new_sb(w, fstype, source, opts, user)
   w.devs = w.devs + 1
-  return { dev = w.devs, fstype = fstype, source = source, super_options = super,
-           user = user, ro = false,
+  return { dev = w.devs, fstype = fstype, source = source, opts = opts,
+           super_options = fsdata.text(fstype, opts), user = user, ro = opts.ro or false,
            nodes = { ["/"] = { dir = true } } }
 end
 

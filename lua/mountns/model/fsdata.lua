@@ -1,0 +1,354 @@
+-- model.fsdata: the mount data (mount(2)'s last argument) tmpfs and ramfs
+-- accept, as the kernel reads it, and the superblock options text
+-- mountinfo shows. A mount or remount with data the kernel refuses is
+-- EINVAL on the model too: before this, `ns:mount("a", "/a", "tmpfs", nil,
+-- "bogus=1")` succeeded where the kernel said EINVAL.
+--
+-- What the kernel does, measured on 6.18 (spec 41) and read in
+-- fs/fs_context.c, mm/shmem.c, fs/ramfs/inode.c: the data is split at
+-- commas (empty items skipped); `source` is refused (mount(2) gave one);
+-- ro, rw, sync, async, dirsync, lazytime, nolazytime, mand, nomand are
+-- superblock flags for any filesystem (a value after them is ignored);
+-- the rest is the filesystem's. tmpfs knows size, nr_blocks, nr_inodes
+-- (memparse: a number in C's bases with K M G T P E, size also N%),
+-- mode (octal), uid and gid (mapped in the caller's user namespace),
+-- huge, mpol, inode32, inode64, noswap (not in a user namespace), and
+-- refuses anything else; ramfs knows mode and ignores anything else. A
+-- remount of tmpfs changes size, nr_inodes, huge, mpol and inode32/64
+-- (not mode, uid, gid), and refuses noswap and a limit where there was
+-- none. Numbers beyond 2^53 are not exact here (Lua 5.1's doubles).
+-- @module mountns.model
+
+local errors = require "mountns.model.errors"
+
+local M = {}
+
+local fail = errors.fail
+
+-- The machine's memory in pages (totalram_pages: MemTotal / 4 KiB) and its
+-- NUMA nodes with memory: tmpfs's defaults and `size=N%` depend on them.
+-- Read once when the module loads, as the kernel version is (model.rules).
+local PAGE = 4096
+local TOTALRAM, MEM_NODES = 1048576, { [0] = true }
+do
+  local f = io.open("/proc/meminfo")
+  if f then
+    local kb = tonumber((f:read("*l") or ""):match("^MemTotal:%s*(%d+)"))
+    f:close()
+    if kb then TOTALRAM = math.floor(kb / 4) end
+  end
+  f = io.open("/sys/devices/system/node/has_memory")
+  if f then
+    local list = f:read("*l")
+    f:close()
+    if list and list ~= "" then
+      MEM_NODES = {}
+      for a, b in list:gmatch("(%d+)%-?(%d*)") do
+        for n = tonumber(a), tonumber(b ~= "" and b or a) do MEM_NODES[n] = true end
+      end
+    end
+  end
+end
+local DEFAULT_BLOCKS = math.floor(TOTALRAM / 2)
+local DEFAULT_INODES = math.floor(TOTALRAM / 2)
+
+-- ---- numbers as the kernel reads them ---------------------------------------
+
+local DIGIT = { ["0"] = 0, ["1"] = 1, ["2"] = 2, ["3"] = 3, ["4"] = 4, ["5"] = 5, ["6"] = 6,
+                ["7"] = 7, ["8"] = 8, ["9"] = 9, a = 10, b = 11, c = 12, d = 13, e = 14, f = 15 }
+
+-- _parse_integer_fixup_radix: base 16 after 0x (and a hex digit), 8
+-- after 0, else 10 (base 0); the position after the prefix
+local function radix(s, i, base)
+  if base == 0 then
+    if s:sub(i, i) == "0" then
+      local x, d = s:sub(i + 1, i + 1):lower(), s:sub(i + 2, i + 2):lower()
+      if x == "x" and DIGIT[d] then return 16, i + 2 end
+      return 8, i
+    end
+    return 10, i
+  end
+  return base, i
+end
+
+-- The digits of s from i in base: value, the position after them (the
+-- value is a Lua number: exact below 2^53, which is what matters here)
+local function digits(s, i, base)
+  local v = 0
+  while true do
+    local d = DIGIT[s:sub(i, i):lower()]
+    if not d or d >= base then return v, i end
+    v = v * base + d
+    i = i + 1
+  end
+end
+
+-- kstrtouint(s, base): an optional +, digits only, up to 2^32 - 1; nil
+-- when the kernel refuses it
+local function kstrtouint(s, base)
+  local i = s:sub(1, 1) == "+" and 2 or 1
+  local b, j = radix(s, i, base)
+  local v, k = digits(s, j, b)
+  if k == j or k <= #s or v > 4294967295 then return nil end
+  return v
+end
+
+local SHIFT = { k = 10, m = 20, g = 30, t = 40, p = 50, e = 60 }
+
+-- memparse: a number (base 0) and a suffix K M G T P E; the value and the
+-- rest of s after them
+local function memparse(s)
+  local b, j = radix(s, 1, 0)
+  local v, k = digits(s, j, b)
+  local shift = SHIFT[s:sub(k, k):lower()]
+  if shift then
+    v = v * 2 ^ shift
+    k = k + 1
+  end
+  return v, s:sub(k)
+end
+
+-- ---- the options -------------------------------------------------------------
+
+-- the superblock flags of fs_context (vfs_parse_sb_flag): name -> field, value
+local SB_FLAGS = { ro = { "ro", true }, rw = { "ro", false }, sync = { "sync", true },
+                   async = { "sync", false }, dirsync = { "dirsync", true },
+                   lazytime = { "lazytime", true }, nolazytime = { "lazytime", false },
+                   mand = { "mand", true }, nomand = { "mand", false } }
+
+local HUGE = { never = true, always = true, within_size = true, advise = true }
+local MPOL_MODES = { default = "none", ["local"] = "none", prefer = "one", bind = "some",
+                     interleave = "all", ["weighted-interleave"] = "all" }
+
+-- mpol_parse_str: MODE[=static|relative][:NODELIST] over the nodes with
+-- memory; the text shmem_show_mpol gives (nil for the default policy)
+local function parse_mpol(v)
+  local mode, rest = v:match("^([%a%-]+)(.*)$")
+  local kind = mode and MPOL_MODES[mode]
+  if not kind then return nil end
+  local flag, list = rest:match("^(=?%a*)(.*)$")
+  if flag ~= "" and flag ~= "=static" and flag ~= "=relative" then return nil end
+  local nodes = {}
+  if list ~= "" then
+    if list:sub(1, 1) ~= ":" then return nil end
+    for item in (list:sub(2) .. ","):gmatch("([^,]*),") do
+      local a, b = item:match("^(%d+)%-(%d+)$")
+      a, b = tonumber(a or item:match("^%d+$")), tonumber(b or a or item:match("^%d+$"))
+      if not a or b < a then return nil end
+      for n = a, b do
+        if not MEM_NODES[n] then return nil end
+        nodes[#nodes + 1] = n
+      end
+    end
+  end
+  if kind == "none" then
+    if #nodes > 0 then return nil end
+    return true, mode == "local" and "local" or nil
+  end
+  if kind == "one" and #nodes > 1 then return nil end
+  if kind == "some" and #nodes == 0 then return nil end
+  if #nodes == 0 then
+    for n in pairs(MEM_NODES) do nodes[#nodes + 1] = n end
+  end
+  table.sort(nodes)
+  -- the node list as the kernel prints it (ranges: 0-3)
+  local out, i = {}, 1
+  while i <= #nodes do
+    local j = i
+    while nodes[j + 1] == nodes[j] + 1 do j = j + 1 end
+    out[#out + 1] = j > i and (nodes[i] .. "-" .. nodes[j]) or tostring(nodes[i])
+    i = j + 1
+  end
+  return true, mode .. flag .. ":" .. table.concat(out, ",")
+end
+
+-- An ID for uid= or gid=: a u32, valid (not -1) and mapped in the caller's
+-- user namespace (mountns's user namespaces map 0 alone)
+local function parse_id(v, init_user)
+  local n = kstrtouint(v, 0)
+  if not n or n == 4294967295 or (n ~= 0 and not init_user) then return nil end
+  return n
+end
+
+-- tmpfs's options (shmem_parse_one): key, value -> field, parsed value,
+-- or nil when refused
+local TMPFS = {
+  size = function(v)
+    if v == nil or v == "" then return nil end
+    local size, rest = memparse(v)
+    if rest:sub(1, 1) == "%" then
+      size, rest = size * PAGE * TOTALRAM / 100, rest:sub(2)
+    end
+    if rest ~= "" then return nil end
+    return "blocks", math.ceil(size / PAGE)
+  end,
+  nr_blocks = function(v)
+    if v == nil or v == "" then return nil end
+    local n, rest = memparse(v)
+    if rest ~= "" then return nil end
+    return "blocks", n
+  end,
+  nr_inodes = function(v)
+    if v == nil or v == "" then return nil end
+    local n, rest = memparse(v)
+    if rest ~= "" then return nil end
+    return "inodes", n
+  end,
+  mode = function(v)
+    local n = v and kstrtouint(v, 8)
+    if not n then return nil end
+    return "mode", n % 4096
+  end,
+  uid = function(v, init_user)
+    local n = v and parse_id(v, init_user)
+    if not n then return nil end
+    return "uid", n
+  end,
+  gid = function(v, init_user)
+    local n = v and parse_id(v, init_user)
+    if not n then return nil end
+    return "gid", n
+  end,
+  huge = function(v)
+    if not (v and HUGE[v]) then return nil end
+    return "huge", v
+  end,
+  mpol = function(v)
+    if not v then return nil end
+    local ok, text = parse_mpol(v)
+    if not ok then return nil end
+    return "mpol", text or false
+  end,
+  inode32 = function(v)
+    if v ~= nil then return nil end
+    return "inode64", false
+  end,
+  inode64 = function(v)
+    if v ~= nil then return nil end
+    return "inode64", true
+  end,
+  noswap = function(v, init_user)
+    -- "Turning off swap in unprivileged tmpfs mounts unsupported"
+    if v ~= nil or not init_user then return nil end
+    return "noswap", true
+  end,
+}
+
+local RAMFS = {
+  mode = TMPFS.mode,
+}
+
+local FS = { tmpfs = { known = TMPFS, others = "refused" },
+             ramfs = { known = RAMFS, others = "ignored" } }
+
+--- The settings mount data gives: a list of {field, value} in the data's
+-- order (a later one wins), or raise EINVAL for op (p1, p2) as the kernel
+-- does.
+-- @tparam string fstype "tmpfs" or "ramfs"
+-- @tparam ?string data
+-- @tparam boolean init_user whether the caller is in the initial user
+-- namespace (else only ID 0 is mapped for uid= and gid=)
+local function parse(fstype, data, init_user, op, p1, p2)
+  local fs = FS[fstype]
+  local out = {}
+  for item in ((data or "") .. ","):gmatch("([^,]*),") do
+    if item ~= "" then
+      local key, value = item:match("^([^=]*)=(.*)$")
+      key = key or item
+      local sbf = SB_FLAGS[key]
+      if sbf then
+        out[#out + 1] = { sbf[1], sbf[2] }
+      elseif key == "source" then
+        fail("EINVAL", op, p1, p2) -- mount(2) gave the source already
+      else
+        local reader = fs.known[key]
+        if reader then
+          local field, v = reader(value, init_user)
+          if field == nil then fail("EINVAL", op, p1, p2) end
+          out[#out + 1] = { field, v }
+        elseif fs.others == "refused" then
+          fail("EINVAL", op, p1, p2)
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- a new superblock's options (ro: the flags' MS_RDONLY)
+local function defaults(fstype, ro)
+  if fstype == "ramfs" then return { ro = ro, mode = 493 } end -- 0755
+  return { ro = ro, blocks = DEFAULT_BLOCKS, inodes = DEFAULT_INODES, mode = 1023, -- 01777
+           uid = 0, gid = 0, huge = "never", mpol = false, inode64 = false, noswap = false }
+end
+
+local SB_TEXT = { "sync", "dirsync", "lazytime" } -- show_sb_opts's order
+
+local function num(n)
+  return string.format("%.0f", n)
+end
+
+--- The superblock options text of mountinfo (show_sb_opts and the
+-- filesystem's show_options).
+-- @tparam string fstype
+-- @tparam table o the options (sb.opts)
+local function text(fstype, o)
+  local out = { o.ro and "ro" or "rw" }
+  for _, k in ipairs(SB_TEXT) do if o[k] then out[#out + 1] = k end end
+  if fstype == "ramfs" then
+    if o.mode ~= 493 then out[#out + 1] = string.format("mode=%o", o.mode) end
+  else
+    if o.blocks ~= DEFAULT_BLOCKS then out[#out + 1] = "size=" .. num(o.blocks * 4) .. "k" end
+    if o.inodes ~= DEFAULT_INODES then out[#out + 1] = "nr_inodes=" .. num(o.inodes) end
+    if o.mode ~= 1023 then out[#out + 1] = string.format("mode=%03o", o.mode) end
+    if o.uid ~= 0 then out[#out + 1] = "uid=" .. num(o.uid) end
+    if o.gid ~= 0 then out[#out + 1] = "gid=" .. num(o.gid) end
+    if o.inode64 then out[#out + 1] = "inode64" end
+    if o.huge ~= "never" then out[#out + 1] = "huge=" .. o.huge end
+    if o.mpol then out[#out + 1] = "mpol=" .. o.mpol end
+    if o.noswap then out[#out + 1] = "noswap" end
+  end
+  return table.concat(out, ",")
+end
+
+--- The options of a new superblock of fstype mounted with data (raises
+-- EINVAL for op as the kernel does).
+-- @treturn table the options (sb.opts)
+-- @treturn string their text (sb.super_options)
+function M.new_options(fstype, data, ro, init_user, op, p1, p2)
+  local o = defaults(fstype, ro)
+  for _, s in ipairs(parse(fstype, data, init_user, op, p1, p2)) do o[s[1]] = s[2] end
+  return o, text(fstype, o)
+end
+
+-- what a remount of tmpfs changes (shmem_reconfigure: not mode, uid, gid)
+local REMOUNT_KEEPS = { mode = true, uid = true, gid = true }
+
+--- The options of sb after a remount with data and the flags' ro (raises
+-- EINVAL for op as the kernel does, before changing anything).
+-- @treturn table the new options
+-- @treturn string their text
+function M.remount_options(sb, data, ro, init_user, op, p1, p2)
+  local fstype, old = sb.fstype, sb.opts
+  local settings = parse(fstype, data, init_user, op, p1, p2)
+  local o = {}
+  for k, v in pairs(old) do o[k] = v end
+  o.ro = ro
+  for _, s in ipairs(settings) do
+    local field = s[1]
+    if fstype == "ramfs" and field == "mode" then field = nil end -- ramfs keeps its mode
+    if field and not (fstype == "tmpfs" and REMOUNT_KEEPS[field]) then o[field] = s[2] end
+  end
+  if fstype == "tmpfs" then
+    -- "Cannot disable swap on remount"; "Cannot retroactively limit
+    -- size/inodes" (0 is no limit)
+    if o.noswap and not old.noswap then fail("EINVAL", op, p1, p2) end
+    if old.blocks == 0 and o.blocks ~= 0 then fail("EINVAL", op, p1, p2) end
+    if old.inodes == 0 and o.inodes ~= 0 then fail("EINVAL", op, p1, p2) end
+  end
+  return o, text(fstype, o)
+end
+
+M.text = text
+
+return M
