@@ -315,7 +315,22 @@ end
 -- EINVAL for op as the kernel does).
 -- @treturn table the options (sb.opts)
 -- @treturn string their text (sb.super_options)
+-- the options and text of a superblock mounted without data, by fstype
+-- and ro: one table for all of them (a superblock's opts is replaced,
+-- never changed in place)
+local plain = {}
+
 function M.new_options(fstype, data, ro, init_user, op, p1, p2)
+  if data == nil or data == "" then
+    local key = fstype .. (ro and ",ro" or "")
+    local p = plain[key]
+    if not p then
+      local o = defaults(fstype, ro)
+      p = { o, text(fstype, o) }
+      plain[key] = p
+    end
+    return p[1], p[2]
+  end
   local o = defaults(fstype, ro)
   for _, s in ipairs(parse(fstype, data, init_user, op, p1, p2)) do o[s[1]] = s[2] end
   return o, text(fstype, o)

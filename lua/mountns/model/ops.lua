@@ -71,9 +71,10 @@ local function new_mount_op(ns, source, target, fstype, names, data)
   end
   local flags = mount_flags_of(names)
   -- the data is read before the mount is attached (ENOTDIR after EINVAL)
-  local opts = fsdata.new_options(fstype, data, flags.ro, ns.user == w.init_user, op, p1, p2)
+  local opts, super = fsdata.new_options(fstype, data, flags.ro, ns.user == w.init_user, op,
+    p1, p2)
   if not node.dir then fail("ENOTDIR", op, p1, p2) end
-  local sb = new_sb(w, fstype, source, opts, ns.user)
+  local sb = new_sb(w, fstype, source, opts, ns.user, super)
   local m = new_mount(w, sb, "/", flags)
   attach(w, m, mnt, dpath, { ns = ns, call = w.current_call })
 end

@@ -361,14 +361,63 @@ function Space:mounts(opts)
   return mtable.new(records)
 end
 
---- The topmost mount at path, or nil (`ns:mounts():find(path)`).
+-- The mounts of ns whose mount point is path (normalised), found down
+-- the tree through the parents' index by mount point (world.attach_child)
+-- instead of listing every mount: only the mounts whose mount point is a
+-- prefix of path are visited.
+local function mounts_at(ns, path)
+  local out = {}
+  local function visit(x, t) -- t: x's mount point in ns
+    if t == path then out[#out + 1] = x end
+    local at = x.at
+    if not at then return end
+    local rest = t == "/" and path or path:sub(#t + 1)
+    local base = x.root
+    -- the mount points on x whose place in ns is t, or t plus a prefix
+    -- of rest ending at a component
+    local here = at[base]
+    if here then for _, c in ipairs(here) do visit(c, t) end end
+    local i = 1
+    while i <= #rest do
+      local j = rest:find("/", i + 1, true) or #rest + 1
+      local pre = rest:sub(1, j - 1)
+      here = at[base == "/" and pre or base .. pre]
+      if here then
+        local ct = t == "/" and pre or t .. pre
+        for _, c in ipairs(here) do visit(c, ct) end
+      end
+      i = j
+    end
+  end
+  visit(ns.root, "/")
+  return out
+end
+
+--- The topmost mount at path, or nil (`ns:mounts():find(path)`): one
+-- mount there (the usual case), or one of a stack there, found without
+-- the whole table; other cases ask the table.
 function Space:find(path, opts)
   check_open(self, "find")
   path = mtable.normpath(path, "ns:find", 1, 2)
   opts = argcheck.ns_options("find", opts, 2, 2)
   -- the root checked here, as the kernel's ns:find does: named as find's
-  if opts.root ~= nil then mtable.normpath(opts.root, "ns:find", 2, 2) end
-  return self:mounts(opts.root and { root = opts.root } or nil):find(path)
+  if opts.root ~= nil then
+    mtable.normpath(opts.root, "ns:find", 2, 2)
+    return self:mounts { root = opts.root }:find(path)
+  end
+  local at = mounts_at(self, path)
+  if #at == 0 then return nil end
+  local top = at[1]
+  if #at > 1 then
+    -- mountns.table's find: the one no other mount at path is stacked on,
+    -- when there is exactly one; else the table decides
+    local under, tops = {}, {}
+    for _, m in ipairs(at) do if m.parent then under[m.parent] = true end end
+    for _, m in ipairs(at) do if not under[m] then tops[#tops + 1] = m end end
+    if #tops ~= 1 then return self:mounts():find(path) end
+    top = tops[1]
+  end
+  return record_of(top, self, M.propagate_from, {})
 end
 
 --- A new namespace, a copy of this one (unshare -m): `propagation`

@@ -20,6 +20,7 @@ local child_at, attach_child, detach_child = world.child_at, world.attach_child,
   world.detach_child
 local resolve, mount_root = world.resolve, world.mount_root
 local leave_group, free_mount = world.leave_group, world.free_mount
+local unlink_child = world.unlink_child
 local receivers, change_propagation = propagate.receivers, propagate.change_propagation
 local propagation_next, skip_propagation_subtree = propagate.propagation_next,
   propagate.skip_propagation_subtree
@@ -117,7 +118,7 @@ local function old_umount(w, ns, mnt, list)
   local gone, hidden = {}, {} -- MNT_UMOUNT; detached but still hashed
   for _, m in ipairs(list) do gone[m] = true end
   for _, m in ipairs(list) do
-    remove_value(m.parent.children, m)
+    unlink_child(m)
     hidden[#hidden + 1] = m
   end
   local function lookup(parent, mp)
@@ -139,7 +140,7 @@ local function old_umount(w, ns, mnt, list)
   local function umount_one(c, why)
     marked[c] = nil
     gone[c] = true
-    remove_value(c.parent.children, c)
+    unlink_child(c)
     hidden[#hidden + 1] = c
     if where[c] == "restore" then remove_value(to_restore, c) end
     where[c] = nil
@@ -217,7 +218,7 @@ local function old_umount(w, ns, mnt, list)
       mp, p = p.mp, p.parent
     end
     if p ~= c.parent then
-      remove_value(c.parent.children, c)
+      unlink_child(c)
       attach_child(p, c, mp)
     end
   end
