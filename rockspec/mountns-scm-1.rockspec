@@ -86,6 +86,7 @@ build = {
     ["mountns.model.umount"] = "lua/mountns/model/umount.lua",
     ["mountns.model.checks"] = "lua/mountns/model/checks.lua",
     ["mountns.model.listing"] = "lua/mountns/model/listing.lua",
+    ["mountns.model.events"] = "lua/mountns/model/events.lua",
     ["mountns.model.ops"] = "lua/mountns/model/ops.lua",
     ["mountns.model.space"] = "lua/mountns/model/space.lua",
     ["mountns.model.scenario"] = "lua/mountns/model/scenario.lua",

@@ -8,6 +8,7 @@ local helper = require "helper"
 local mountns = require "mountns"
 local model = require "mountns.model"
 local format = require "mountns.format"
+local expect = require "mountns.expect"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
@@ -221,5 +222,42 @@ describe("the model's divergences from the kernel #model", function()
       note(#ns:mounts())
     end)
     assert.are.equal("top\nm\npre\nmain\nok\ntrue\n10002", out)
+  end)
+  -- The events a watch gives: on the kernel from fanotify and re-reads of
+  -- the table, on the model from its world (model.events); the same kinds,
+  -- mount points, namespaces and propagation, in the same order.
+  it("ns:watch and expect.propagates: the kernel's events on the model", function()
+    same(function(sh1, nss, _, note)
+      sh1:mkdir("/X"); sh1:mount("x", "/X", "tmpfs"); sh1:make_shared("/X")
+      for _, d in ipairs { "/X/a", "/X/b", "/X/c", "/X/d" } do sh1:mkdir(d) end
+      local sh2 = sh1:unshare { propagation = "unchanged", label = "sh2" }
+      local sh3 = sh1:unshare { propagation = "slave", label = "sh3" }
+      nss[2], nss[3] = sh2, sh3
+      local function show(ev)
+        local m = ev.mount
+        note(string.format("%s %s in %s: %s gone=%s%s", ev.kind, tostring(m.target),
+          ev.ns:label(), tostring(m.propagation), tostring(m.gone),
+          ev.fields and (" (" .. table.concat(ev.fields, ",") .. ")") or ""))
+      end
+      for ev in sh2:watch { timeout = 0.3, run = function()
+        sh1:mount("a", "/X/a", "tmpfs")
+        sh1:mount("b", "/X/b", "tmpfs")
+        sh1:umount("/X/a")
+        sh2:make_private("/X/b") -- before the watch looks: one attach, as it is now
+        sh1:mount("c", "/X/c", "tmpfs", "ro")
+        sh2:remount("/X/c", "rw", nil, { bind = true })
+        sh2:remount("/X", "ro", nil, { bind = true }) -- a change of a mount known before
+      end } do show(ev) end
+      note(sh3:watch { timeout = 0.3, run = function() sh1:umount("/X/b") end,
+                       callback = show })
+      local got = expect.propagates(function() sh1:mount("d", "/X/d", "tmpfs") end,
+        { sh2, "/X/d" }, { sh3, "/X/d" }, { sh1, "/X/d" })
+      note(#got)
+      -- the other polarity: a copy that does not come, an event not named
+      note((pcall(expect.propagates, function() sh1:umount("/X/d") end, { sh2, "/X/d" },
+        { sh3, "/X/d", "detach" }, { sh1, "/X/d", "detach" })))
+      note((pcall(expect.propagates, function() sh2:mount("e", "/X/a", "tmpfs") end,
+        { sh2, "/X/a" }, { sh3 })))
+    end)
   end)
 end)

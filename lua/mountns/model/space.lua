@@ -19,6 +19,7 @@ local ops = require "mountns.model.ops"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
 local fsdata = require "mountns.model.fsdata"
+local events = require "mountns.model.events"
 
 local M = {}
 
@@ -500,6 +501,7 @@ function Space:close()
   local list = subtree(self.root)
   for _, m in ipairs(list) do change_propagation(self.world, m, "private") end
   for _, m in ipairs(list) do
+    m.gone, m.gone_ns = world.next_uid(self.world), m.ns -- (model.events: when, whence)
     m.ns = nil
     world.free_mount(self.world, m)
   end
@@ -563,7 +565,17 @@ function Space:shell(text, opts)
   return out, names, steps
 end
 
-for _, name in ipairs { "exec", "pid", "watch", "userns", "handle",
+--- Mount events of this namespace (`mountns.namespace`'s `watch`, on the
+-- model: model.events): the same forms, options and event shape; the
+-- events are those of the calls made so far (a model namespace changes
+-- only when called), so the iteration ends when they are out.
+function Space:watch(opts)
+  check_open(self, "watch")
+  local a, b, c, d = events.watch(self, opts) -- (no tail call: the error levels)
+  return a, b, c, d
+end
+
+for _, name in ipairs { "exec", "pid", "userns", "handle",
                         "chdir", "symlink", "open_tree", "move_mount", "fsmount",
                         "mount_setattr" } do
   Space[name] = function(self)

@@ -89,6 +89,7 @@ local function take_out(w, list, ctx)
   end
   for _, m in ipairs(list) do
     detach_child(m)
+    m.gone, m.gone_ns = world.next_uid(w), m.ns -- (model.events: when and whence it went)
     m.ns = nil
     free_mount(w, m)
   end

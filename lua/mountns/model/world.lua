@@ -139,7 +139,8 @@ local function new_mount(w, sb, root, flags)
   local m = { uid = uid, id = ida_alloc(w.mount_ids), sb = sb, root = root, children = NONE,
               slaves = NONE, at = nil,
               flags = flags, unbindable = false, locked = false, parent = nil, mp = nil,
-              ns = nil, group = nil, master = nil, lock_flags = nil, tgen_ = nil, tgt_ = nil }
+              ns = nil, group = nil, master = nil, lock_flags = nil, tgen_ = nil, tgt_ = nil,
+              gone = nil, gone_ns = nil }
   local mounts = w.mounts
   mounts[#mounts + 1] = m
   return m
