@@ -186,6 +186,15 @@ describe("the model's divergences from the kernel #model", function()
         try(ns.remount, ns, "/r", nil, data)
         show("/r")
       end
+      -- the superblock flags among mount(2)'s flags; a remount sets ro, sync
+      -- and lazytime anew (MS_RMT_MASK), not dirsync
+      ns:mkdir("/s")
+      ns:mount("s", "/s", "tmpfs", "sync,dirsync,lazytime,mand")
+      show("/s")
+      ns:remount("/s", "ro")
+      show("/s")
+      ns:remount("/s", "lazytime,dirsync", "sync")
+      show("/s")
       ns:mkdir("/r/f") -- ramfs is rw again: the last remount had no ro
       ns:remount("/r", nil, "ro")
       try(ns.mkdir, ns, "/r/g") -- the superblock is read-only

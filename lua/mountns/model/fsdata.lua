@@ -275,11 +275,32 @@ local function parse(fstype, data, init_user, op, p1, p2)
   return out
 end
 
--- a new superblock's options (ro: the flags' MS_RDONLY)
-local function defaults(fstype, ro)
-  if fstype == "ramfs" then return { ro = ro, mode = 493 } end -- 0755
-  return { ro = ro, blocks = DEFAULT_BLOCKS, inodes = DEFAULT_INODES, mode = 1023, -- 01777
-           uid = 0, gid = 0, huge = "never", mpol = false, inode64 = false, noswap = false }
+-- The superblock flags mount(2)'s flags set (names: the flag names given,
+-- checked): ro, sync, dirsync, lazytime (MS_RDONLY, MS_SYNCHRONOUS,
+-- MS_DIRSYNC, MS_LAZYTIME); their negations set no bit.
+local SB_BY_FLAG = { ro = "ro", sync = "sync", dirsync = "dirsync", lazytime = "lazytime" }
+local function sb_flags(names)
+  local f = {}
+  for _, n in ipairs(names) do
+    local k = SB_BY_FLAG[n]
+    if k then f[k] = true end
+  end
+  return f
+end
+M.sb_flags = sb_flags
+
+-- a new superblock's options (f: sb_flags's)
+local function defaults(fstype, f)
+  local o
+  if fstype == "ramfs" then
+    o = { mode = 493 } -- 0755
+  else
+    o = { blocks = DEFAULT_BLOCKS, inodes = DEFAULT_INODES, mode = 1023, -- 01777
+          uid = 0, gid = 0, huge = "never", mpol = false, inode64 = false, noswap = false }
+  end
+  o.ro, o.sync, o.dirsync, o.lazytime = f.ro or false, f.sync or false, f.dirsync or false,
+    f.lazytime or false
+  return o
 end
 
 local SB_TEXT = { "sync", "dirsync", "lazytime" } -- show_sb_opts's order
@@ -311,8 +332,8 @@ local function text(fstype, o)
   return table.concat(out, ",")
 end
 
---- The options of a new superblock of fstype mounted with data (raises
--- EINVAL for op as the kernel does).
+--- The options of a new superblock of fstype mounted with the flags
+-- `names` and data (raises EINVAL for op as the kernel does).
 -- @treturn table the options (sb.opts)
 -- @treturn string their text (sb.super_options)
 -- the options and text of a superblock mounted without data, by fstype
@@ -320,18 +341,22 @@ end
 -- never changed in place)
 local plain = {}
 
-function M.new_options(fstype, data, ro, init_user, op, p1, p2)
+function M.new_options(fstype, data, names, init_user, op, p1, p2)
+  local f = sb_flags(names)
   if data == nil or data == "" then
-    local key = fstype .. (ro and ",ro" or "")
+    local key = fstype
+    for _, k in ipairs { "ro", "sync", "dirsync", "lazytime" } do
+      if f[k] then key = key .. "," .. k end
+    end
     local p = plain[key]
     if not p then
-      local o = defaults(fstype, ro)
+      local o = defaults(fstype, f)
       p = { o, text(fstype, o) }
       plain[key] = p
     end
     return p[1], p[2]
   end
-  local o = defaults(fstype, ro)
+  local o = defaults(fstype, f)
   for _, s in ipairs(parse(fstype, data, init_user, op, p1, p2)) do o[s[1]] = s[2] end
   return o, text(fstype, o)
 end
@@ -339,16 +364,19 @@ end
 -- what a remount of tmpfs changes (shmem_reconfigure: not mode, uid, gid)
 local REMOUNT_KEEPS = { mode = true, uid = true, gid = true }
 
---- The options of sb after a remount with data and the flags' ro (raises
--- EINVAL for op as the kernel does, before changing anything).
+--- The options of sb after a remount with the flags `names` and data
+-- (raises EINVAL for op as the kernel does, before changing anything).
 -- @treturn table the new options
 -- @treturn string their text
-function M.remount_options(sb, data, ro, init_user, op, p1, p2)
+function M.remount_options(sb, data, names, init_user, op, p1, p2)
   local fstype, old = sb.fstype, sb.opts
   local settings = parse(fstype, data, init_user, op, p1, p2)
   local o = {}
   for k, v in pairs(old) do o[k] = v end
-  o.ro = ro
+  -- the flags set ro, sync and lazytime anew (MS_RMT_MASK), not dirsync;
+  -- the data's flags come after them
+  local f = sb_flags(names)
+  o.ro, o.sync, o.lazytime = f.ro or false, f.sync or false, f.lazytime or false
   for _, s in ipairs(settings) do
     local field = s[1]
     if fstype == "ramfs" and field == "mode" then field = nil end -- ramfs keeps its mode

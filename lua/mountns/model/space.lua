@@ -88,7 +88,7 @@ function World:namespace(opts)
   -- (the user namespace whose IDs are all mapped: the first's, unless
   -- the scenario is an unprivileged caller's)
   if self.init_user == nil then self.init_user = not opts.locked_root and self.users end
-  local sb = new_sb(self, "tmpfs", "mountns", fsdata.new_options("tmpfs", "mode=755", false,
+  local sb = new_sb(self, "tmpfs", "mountns", fsdata.new_options("tmpfs", "mode=755", {},
     true), self.users)
   local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
