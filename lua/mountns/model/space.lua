@@ -58,10 +58,13 @@ local function check_open(ns, name)
   argcheck.self(ns, is_ns(ns), name, 3)
 end
 
-local function new_ns(w, root, label, user)
+-- root_parent: the mount ID of the root's parent (a scenario's / sits on
+-- the root it was pivoted from, which the namespace holds but does not
+-- list), taken before the root's, as the kernel's is
+local function new_ns(w, root, label, user, root_parent)
   local ns = setmetatable({ world = w, root = root, serial = #w.namespaces + 1,
                             user = user, closed = false,
-                            root_parent = world.alloc_mount_id(w) }, Space)
+                            root_parent = root_parent }, Space)
   ns.label_ = label or ("ns" .. ns.serial)
   w.namespaces[#w.namespaces + 1] = ns
   for _, m in ipairs(subtree(root)) do m.ns = ns end
@@ -90,9 +93,10 @@ function World:namespace(opts)
   if self.init_user == nil then self.init_user = not opts.locked_root and self.users end
   local sb = new_sb(self, "tmpfs", "mountns", fsdata.new_options("tmpfs", "mode=755", {},
     true), self.users)
+  local root_parent = world.alloc_mount_id(self)
   local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
-  return new_ns(self, root, opts.label, self.users)
+  return new_ns(self, root, opts.label, self.users, root_parent)
 end
 
 -- A method: checks self, runs body(self, ...) and turns a failure into the
@@ -438,8 +442,9 @@ function Space:unshare(opts)
     w.user_parent[user] = self.user
     fl.shared_to_slave, fl.unprivileged = true, true
   end
+  local root_parent = world.alloc_mount_id(w) -- (copied first, as the kernel does)
   local root = copy_tree(w, self.root, self.root.root, fl)
-  local ns = new_ns(w, root, opts.label, user)
+  local ns = new_ns(w, root, opts.label, user, root_parent)
   if opts.user then
     -- lock_mnt_tree: what the less privileged copy inherits is locked,
     -- its root too (Linux 6.18: ns:locked("/") is true there, and moving
@@ -505,6 +510,8 @@ function Space:close()
     m.ns = nil
     world.free_mount(self.world, m)
   end
+  -- the parent of its root goes with it
+  world.free_mount_id(self.world, self.root_parent)
   self.closed = true
 end
 

@@ -94,8 +94,12 @@ local function alloc_mount_id(w)
   return ida_alloc(w.mount_ids)
 end
 
+local function free_mount_id(w, id)
+  ida_free(w.mount_ids, id)
+end
+
 local function free_mount(w, m)
-  if m.id then ida_free(w.mount_ids, m.id) end
+  if m.id then free_mount_id(w, m.id) end
   m.id = nil
 end
 
@@ -390,6 +394,7 @@ end
 M.World, M.new_world, M.next_uid, M.new_group, M.new_sb = World, new_world, next_uid,
   new_group, new_sb
 M.leave_group, M.alloc_mount_id, M.free_mount = leave_group, alloc_mount_id, free_mount
+M.free_mount_id = free_mount_id
 M.event, M.label_of, M.NONE, M.new_mount, M.default_flags = event, label_of, NONE, new_mount,
   default_flags
 M.index_of, M.remove_value = index_of, remove_value
