@@ -1,6 +1,7 @@
 -- model.events: the mount events of a model namespace (`ns:watch`, and
 -- `expect.propagates` on the model), in the shape and order a kernel
--- watch gives them (mountns.watch, on its fanotify path): `{kind =
+-- watch gives them (mountns.watch, on its fanotify path from Linux 6.15,
+-- else a diff of tables: rules.watch_fanotify): `{kind =
 -- "attach"|"detach"|"change", mount = record, ns = ns, via = "model"}`;
 -- attaches and detaches in the order the mounts came and went (the
 -- world's uid counter orders both: a mount's uid when it was made, a
@@ -44,12 +45,14 @@ M.Watch = Watch
 
 --- Start watching a model namespace (as `watch.open` a kernel one).
 -- @param ns a model namespace
--- @tparam[opt] table opts `timeout`, `interval`, `fallback`: accepted as
--- a kernel watch's and without effect (nothing to wait for)
+-- @tparam[opt] table opts `fallback = true`: the events of a watch that
+-- diffs tables (as on a kernel before 6.15); `timeout`, `interval`:
+-- accepted as a kernel watch's and without effect (nothing to wait for)
 -- @treturn Watch
 function M.open(ns, opts)
+  local poll = (opts and opts.fallback) or not ns.world.rules.watch_fanotify
   local w = setmetatable({ ns = ns, path = "model", queue = {}, head = 1, closed = false,
-                           timeout = opts and opts.timeout }, Watch)
+                           timeout = opts and opts.timeout, poll = poll or false }, Watch)
   w.records, w.mark = look(ns), ns.world.uid
   return w
 end
@@ -68,8 +71,53 @@ local function check_open(self)
   if self.closed then error("attempt to use a closed watch", 3) end
 end
 
+local function differ(old, r)
+  local fields = {}
+  for _, f in ipairs(FIELDS) do
+    if old[f] ~= r[f] then fields[#fields + 1] = f end
+  end
+  return fields
+end
+
+-- the events since the last look as a watch without fanotify's mount
+-- events finds them (a kernel before 6.15, or `fallback = true`): a diff
+-- of two tables (mountns.watch's scan): the changes, then the attaches
+-- in table order, then the detaches by mount ID; a mount that came and
+-- went in between is not seen; before 6.8 the tables have no unique IDs,
+-- so a moved mount is a detach and an attach
+function Watch:scan_poll()
+  local now, order = look(self.ns)
+  local by_key = not self.ns.world.rules.unique_ids
+  local changes, added, removed, stays = {}, {}, {}, {}
+  for _, m in ipairs(order) do
+    local old, r = self.records[m], now[m]
+    if old and by_key and (old.target ~= r.target or old.id ~= r.id) then old = nil end
+    if not old then
+      added[#added + 1] = { kind = "attach", mount = r }
+    else
+      stays[m] = true
+      local fields = differ(old, r)
+      if #fields > 0 then
+        changes[#changes + 1] = { kind = "change", mount = r, before = old, fields = fields }
+      end
+    end
+  end
+  for m, old in pairs(self.records) do
+    if not stays[m] then removed[#removed + 1] = { kind = "detach", mount = old } end
+  end
+  table.sort(removed, function(a, b) return a.mount.id < b.mount.id end)
+  for _, list in ipairs { changes, added, removed } do
+    for _, e in ipairs(list) do
+      e.ns, e.via = self.ns, "model"
+      self.queue[#self.queue + 1] = e
+    end
+  end
+  self.records, self.mark = now, self.ns.world.uid
+end
+
 -- the events since the last look, queued in the kernel watch's order
 function Watch:scan()
+  if self.poll then return self:scan_poll() end
   local now, order = look(self.ns)
   local came, changes = {}, {}
   for _, m in ipairs(order) do
@@ -77,10 +125,7 @@ function Watch:scan()
     if not old then
       came[#came + 1] = { at = m.uid, kind = "attach", mount = r }
     else
-      local fields = {}
-      for _, f in ipairs(FIELDS) do
-        if old[f] ~= r[f] then fields[#fields + 1] = f end
-      end
+      local fields = differ(old, r)
       if #fields > 0 then
         changes[#changes + 1] = { kind = "change", mount = r, before = old, fields = fields }
       end

@@ -227,9 +227,9 @@ local TMPFS = {
     if v ~= nil then return nil end
     return "inode64", true
   end,
-  noswap = function(v, init_user)
-    -- "Turning off swap in unprivileged tmpfs mounts unsupported"
-    if v ~= nil or not init_user then return nil end
+  noswap = function(v, init_user, rules)
+    -- "Turning off swap in unprivileged tmpfs mounts unsupported"; 6.4+
+    if v ~= nil or not init_user or not rules.tmpfs_noswap then return nil end
     return "noswap", true
   end,
 }
@@ -248,7 +248,8 @@ local FS = { tmpfs = { known = TMPFS, others = "refused" },
 -- @tparam ?string data
 -- @tparam boolean init_user whether the caller is in the initial user
 -- namespace (else only ID 0 is mapped for uid= and gid=)
-local function parse(fstype, data, init_user, op, p1, p2)
+-- @tparam table rules the world's (model.rules: tmpfs_noswap)
+local function parse(fstype, data, init_user, rules, op, p1, p2)
   local fs = FS[fstype]
   local out = {}
   for item in ((data or "") .. ","):gmatch("([^,]*),") do
@@ -263,7 +264,7 @@ local function parse(fstype, data, init_user, op, p1, p2)
       else
         local reader = fs.known[key]
         if reader then
-          local field, v = reader(value, init_user)
+          local field, v = reader(value, init_user, rules)
           if field == nil then fail("EINVAL", op, p1, p2) end
           out[#out + 1] = { field, v }
         elseif fs.others == "refused" then
@@ -341,7 +342,7 @@ end
 -- never changed in place)
 local plain = {}
 
-function M.new_options(fstype, data, names, init_user, op, p1, p2)
+function M.new_options(fstype, data, names, init_user, rules, op, p1, p2)
   local f = sb_flags(names)
   if data == nil or data == "" then
     local key = fstype
@@ -357,7 +358,7 @@ function M.new_options(fstype, data, names, init_user, op, p1, p2)
     return p[1], p[2]
   end
   local o = defaults(fstype, f)
-  for _, s in ipairs(parse(fstype, data, init_user, op, p1, p2)) do o[s[1]] = s[2] end
+  for _, s in ipairs(parse(fstype, data, init_user, rules, op, p1, p2)) do o[s[1]] = s[2] end
   return o, text(fstype, o)
 end
 
@@ -368,9 +369,9 @@ local REMOUNT_KEEPS = { mode = true, uid = true, gid = true }
 -- (raises EINVAL for op as the kernel does, before changing anything).
 -- @treturn table the new options
 -- @treturn string their text
-function M.remount_options(sb, data, names, init_user, op, p1, p2)
+function M.remount_options(sb, data, names, init_user, rules, op, p1, p2)
   local fstype, old = sb.fstype, sb.opts
-  local settings = parse(fstype, data, init_user, op, p1, p2)
+  local settings = parse(fstype, data, init_user, rules, op, p1, p2)
   local o = {}
   for k, v in pairs(old) do o[k] = v end
   -- the flags set ro, sync and lazytime anew (MS_RMT_MASK), not dirsync;

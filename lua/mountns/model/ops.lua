@@ -71,8 +71,8 @@ local function new_mount_op(ns, source, target, fstype, names, data)
   end
   local flags = mount_flags_of(names)
   -- the data is read before the mount is attached (ENOTDIR after EINVAL)
-  local opts, super = fsdata.new_options(fstype, data, names, ns.user == w.init_user, op,
-    p1, p2)
+  local opts, super = fsdata.new_options(fstype, data, names, ns.user == w.init_user, w.rules,
+    op, p1, p2)
   if not node.dir then fail("ENOTDIR", op, p1, p2) end
   local sb = new_sb(w, fstype, source, opts, ns.user, super)
   local m = new_mount(w, sb, "/", flags)
@@ -148,7 +148,7 @@ local function remount_op(ns, target, names, data, bind)
     -- the data is read first (EINVAL), then the capability checked
     local sb = mnt.sb
     local o, text = fsdata.remount_options(sb, data, names, ns.user == ns.world.init_user,
-      op, target)
+      ns.world.rules, op, target)
     if u ~= ns.user then fail("EPERM", op, target) end
     sb.opts, sb.super_options, sb.ro = o, text, o.ro
   end

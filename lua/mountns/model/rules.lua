@@ -33,13 +33,20 @@ local M = {}
 --   once (bulk_make_private, 6.18): each one's slaves go to the first
 --   mount that stays along next peer / master (trace_transfers), handed
 --   over in the order of the unmounted set, each block in front.
+-- tmpfs_noswap: tmpfs takes the mount option noswap (6.4).
+-- watch_fanotify: a watch (mountns.watch) has fanotify's mount events
+--   (FAN_MNT_ATTACH/DETACH, 6.15): attaches and detaches as they came;
+--   before, it diffs re-read tables (changes, attaches, then detaches).
+-- unique_ids: a re-read table has the mounts' unique IDs (listmount, 6.8),
+--   so a moved mount is one "change"; before, a detach and an attach.
 local OLDEST, NEWEST = { 6, 1 }, "6.18"
 
 local function rules_of(major, minor)
   local v = major * 1000 + minor
   return { linux = major .. "." .. minor, copy_keeps_unbindable = v < 6017,
            ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
-           same_root_master = v < 6016, bulk_private = v >= 6018 }
+           same_root_master = v < 6016, bulk_private = v >= 6018, tmpfs_noswap = v >= 6004,
+           watch_fanotify = v >= 6015, unique_ids = v >= 6008 }
 end
 
 -- "6.12", "6.12.118+deb12-amd64" -> 6, 12 (or nil)

@@ -92,7 +92,7 @@ function World:namespace(opts)
   -- the scenario is an unprivileged caller's)
   if self.init_user == nil then self.init_user = not opts.locked_root and self.users end
   local sb = new_sb(self, "tmpfs", "mountns", fsdata.new_options("tmpfs", "mode=755", {},
-    true), self.users)
+    true, self.rules), self.users)
   local root_parent = world.alloc_mount_id(self)
   local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
