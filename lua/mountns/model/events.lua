@@ -53,7 +53,7 @@ function M.open(ns, opts)
   local poll = (opts and opts.fallback) or not ns.world.rules.watch_fanotify
   local w = setmetatable({ ns = ns, path = "model", queue = {}, head = 1, closed = false,
                            timeout = opts and opts.timeout, poll = poll or false }, Watch)
-  w.records, w.mark = look(ns), ns.world.uid
+  w.records, w.mark, w.departed_i = look(ns), ns.world.uid, #ns.world.departed
   return w
 end
 
@@ -112,7 +112,7 @@ function Watch:scan_poll()
       self.queue[#self.queue + 1] = e
     end
   end
-  self.records, self.mark = now, self.ns.world.uid
+  self.records, self.mark, self.departed_i = now, self.ns.world.uid, #self.ns.world.departed
 end
 
 -- the events since the last look, queued in the kernel watch's order
@@ -137,15 +137,16 @@ function Watch:scan()
   -- a mount that came and went since the last look: the kernel watch
   -- names it in both events by its unique ID alone (statmount finds it
   -- gone), a stub `{unique_id = N, gone = true}`; here N is its uid
-  local ns, mark = self.ns, self.mark
-  for _, m in ipairs(ns.world.mounts) do
+  local ns, mark, departed = self.ns, self.mark, self.ns.world.departed
+  for i = self.departed_i + 1, #departed do
+    local m = departed[i]
     if m.gone_ns == ns and m.uid > mark then
       local stub = { unique_id = m.uid, gone = true }
       came[#came + 1] = { at = m.uid, kind = "attach", mount = stub }
       came[#came + 1] = { at = m.gone, kind = "detach", mount = stub }
     end
   end
-  self.mark = ns.world.uid
+  self.mark, self.departed_i = ns.world.uid, #departed
   table.sort(came, function(a, b) return a.at < b.at end)
   for _, list in ipairs { came, changes } do
     for _, e in ipairs(list) do

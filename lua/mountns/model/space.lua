@@ -505,11 +505,7 @@ function Space:close()
   set_call(self, "close")
   local list = subtree(self.root)
   for _, m in ipairs(list) do change_propagation(self.world, m, "private") end
-  for _, m in ipairs(list) do
-    m.gone, m.gone_ns = world.next_uid(self.world), m.ns -- (model.events: when, whence)
-    m.ns = nil
-    world.free_mount(self.world, m)
-  end
+  for _, m in ipairs(list) do world.depart(self.world, m) end
   -- the parent of its root goes with it
   world.free_mount_id(self.world, self.root_parent)
   self.closed = true

@@ -19,7 +19,7 @@ local event, label_of, target_of, subtree = world.event, world.label_of, world.t
 local child_at, attach_child, detach_child = world.child_at, world.attach_child,
   world.detach_child
 local resolve, mount_root = world.resolve, world.mount_root
-local leave_group, free_mount = world.leave_group, world.free_mount
+local leave_group = world.leave_group
 local unlink_child = world.unlink_child
 local receivers, change_propagation = propagate.receivers, propagate.change_propagation
 local propagation_next, skip_propagation_subtree = propagate.propagation_next,
@@ -89,9 +89,7 @@ local function take_out(w, list, ctx)
   end
   for _, m in ipairs(list) do
     detach_child(m)
-    m.gone, m.gone_ns = world.next_uid(w), m.ns -- (model.events: when and whence it went)
-    m.ns = nil
-    free_mount(w, m)
+    world.depart(w, m)
   end
 end
 

@@ -49,7 +49,8 @@ end
 local function new_world(rules)
   return setmetatable({ uid = 0, group_ids = new_ida(), mount_ids = new_ida(), devs = 0,
                         namespaces = {},
-                        events = {}, seq = 0, mounts = {}, users = 0,
+                        events = {}, seq = 0, mounts = {}, departed = {}, dead = 0,
+                        users = 0,
                         user_parent = {}, rules = rules, linux = rules.linux }, World)
 end
 
@@ -103,6 +104,26 @@ local function free_mount(w, m)
   m.id = nil
 end
 
+-- m has left its namespace for good (umount_tree, a namespace closed):
+-- its ID is free, it goes on the list of departed mounts (model.events:
+-- when it went, from where), and the world's list of mounts, the listing
+-- order, drops the departed once they are half of it, so a listing
+-- costs what the live mounts cost however many came and went
+local function depart(w, m)
+  m.gone, m.gone_ns = next_uid(w), m.ns
+  m.ns = nil
+  free_mount(w, m)
+  w.departed[#w.departed + 1] = m
+  w.dead = w.dead + 1
+  if w.dead * 2 > #w.mounts then
+    local live = {}
+    for _, x in ipairs(w.mounts) do
+      if not x.gone then live[#live + 1] = x end
+    end
+    w.mounts, w.dead = live, 0
+  end
+end
+
 -- a superblock: opts, its options (model.fsdata's), and their text
 -- (super: fsdata.new_options's second result)
 local function new_sb(w, fstype, source, opts, user, super)
@@ -144,7 +165,7 @@ local function new_mount(w, sb, root, flags)
               slaves = NONE, at = nil,
               flags = flags, unbindable = false, locked = false, parent = nil, mp = nil,
               ns = nil, group = nil, master = nil, lock_flags = nil, tgen_ = nil, tgt_ = nil,
-              gone = nil, gone_ns = nil }
+              gone = nil, gone_ns = nil, aseq = nil }
   local mounts = w.mounts
   mounts[#mounts + 1] = m
   return m
@@ -262,8 +283,13 @@ end
 -- children there, in attach order), so path lookup (child_at) costs the
 -- same under a parent of 10,000 mounts as under one of 2. Both change
 -- only here.
+-- attach stamps: children lists are in attach order, so sorted by stamp,
+-- and unlink_child finds a child by binary search
+local attach_seq = 0
+
 local function attach_child(parent, m, mp)
-  m.parent, m.mp = parent, mp
+  attach_seq = attach_seq + 1
+  m.parent, m.mp, m.aseq = parent, mp, attach_seq
   if parent.children == NONE then parent.children, parent.at = {}, {} end
   parent.children[#parent.children + 1] = m
   local at = parent.at
@@ -282,7 +308,15 @@ local function unlink_child(m)
   if not i then return end
   table.remove(here, i)
   if #here == 0 then parent.at[m.mp] = nil end
-  remove_value(parent.children, m)
+  local children, seq = parent.children, m.aseq
+  local lo, hi = 1, #children
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    local c = children[mid]
+    if c == m then table.remove(children, mid); return end
+    if c.aseq < seq then lo = mid + 1 else hi = mid - 1 end
+  end
+  remove_value(children, m) -- (never reached while attach_child is the only way in)
 end
 
 local function detach_child(m)
@@ -394,7 +428,7 @@ end
 M.World, M.new_world, M.next_uid, M.new_group, M.new_sb = World, new_world, next_uid,
   new_group, new_sb
 M.leave_group, M.alloc_mount_id, M.free_mount = leave_group, alloc_mount_id, free_mount
-M.free_mount_id = free_mount_id
+M.free_mount_id, M.depart = free_mount_id, depart
 M.event, M.label_of, M.NONE, M.new_mount, M.default_flags = event, label_of, NONE, new_mount,
   default_flags
 M.index_of, M.remove_value = index_of, remove_value
