@@ -187,6 +187,39 @@ describe("the model's divergences from the kernel #model", function()
     end)
   end)
 
+  -- tmpfs's limits: nr_inodes counts the root, each directory and file;
+  -- size the pages of the files' texts. Past them ENOSPC, a file created
+  -- all the same and holding what fitted; a remount below what is in use
+  -- is EINVAL.
+  it("tmpfs's nr_inodes and size: ENOSPC past them, EINVAL below the use", function()
+    same(function(ns, _, try, note)
+      ns:mkdir("/i"); ns:mount("i", "/i", "tmpfs", nil, "nr_inodes=3")
+      try(ns.mkdir, ns, "/i/a")
+      try(ns.write, ns, "/i/f", "x")
+      try(ns.mkdir, ns, "/i/b")
+      try(ns.write, ns, "/i/g", "")
+      note(ns:exists("/i/g"))
+      try(ns.remount, ns, "/i", nil, "nr_inodes=2")
+      try(ns.remount, ns, "/i", nil, "nr_inodes=4")
+      try(ns.write, ns, "/i/g", "")
+      ns:mkdir("/s"); ns:mount("s", "/s", "tmpfs", nil, "size=8k")
+      try(ns.write, ns, "/s/f1", "x")
+      try(ns.write, ns, "/s/f2", "y")
+      try(ns.write, ns, "/s/f3", "z")   -- no page left: created, empty
+      note(ns:exists("/s/f3") and #ns:read("/s/f3"))
+      try(ns.write, ns, "/s/f4", "")    -- an empty file takes no page
+      try(ns.write, ns, "/s/f1", string.rep("a", 5000)) -- its own page freed, one more
+      note(#ns:read("/s/f1"))           -- what fitted: one page
+      try(ns.remount, ns, "/s", nil, "size=4k")
+      try(ns.mkdir, ns, "/s/d")         -- a directory takes no page
+      try(ns.remount, ns, "/s", nil, "size=12k")
+      try(ns.write, ns, "/s/f1", string.rep("a", 5000))
+      note(#ns:read("/s/f1"))
+      ns:mkdir("/r"); ns:mount("r", "/r", "ramfs", nil, "size=4k,nr_inodes=1")
+      try(ns.write, ns, "/r/f", string.rep("b", 10000)) -- ramfs: no limits
+    end)
+  end)
+
   it("remount data: refused as on mount, what a remount changes and keeps", function()
     same(function(ns, _, try, note)
       local function show(p) if helper.root then note(ns:find(p).super_options) end end

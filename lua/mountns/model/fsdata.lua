@@ -337,6 +337,41 @@ end
 -- `names` and data (raises EINVAL for op as the kernel does).
 -- @treturn table the options (sb.opts)
 -- @treturn string their text (sb.super_options)
+-- ---- the limits: nr_inodes and size -------------------------------------------
+
+-- A superblock's use: inodes (its root, each directory and file) and
+-- pages (each file's text, rounded up to pages; directories take none),
+-- kept on the superblock (sb.inodes_used, sb.pages_used) by the model's
+-- file operations. tmpfs refuses what goes past nr_inodes or size (0: no
+-- limit) with ENOSPC; ramfs has no limits.
+
+local function pages(n)
+  return math.ceil(n / PAGE)
+end
+M.pages = pages
+
+--- Whether sb has room for one more inode.
+function M.inode_room(sb)
+  local limit = sb.opts.inodes
+  return not limit or limit == 0 or sb.inodes_used < limit
+end
+
+--- The pages sb has free (math.huge without a limit).
+function M.pages_free(sb)
+  local limit = sb.opts.blocks
+  if not limit or limit == 0 then return math.huge end
+  return limit - sb.pages_used
+end
+
+-- a remount's new limits against what is in use ("Too small a size for
+-- current use", "Too few inodes for current use")
+local function check_use(sb, o, op, p1, p2)
+  if o.blocks and o.blocks ~= 0 and sb.pages_used > o.blocks then fail("EINVAL", op, p1, p2) end
+  if o.inodes and o.inodes ~= 0 and sb.inodes_used > o.inodes then
+    fail("EINVAL", op, p1, p2)
+  end
+end
+
 -- the options and text of a superblock mounted without data, by fstype
 -- and ro: one table for all of them (a superblock's opts is replaced,
 -- never changed in place)
@@ -390,6 +425,7 @@ function M.remount_options(sb, data, names, init_user, rules, op, p1, p2)
     if old.blocks == 0 and o.blocks ~= 0 then fail("EINVAL", op, p1, p2) end
     if old.inodes == 0 and o.inodes ~= 0 then fail("EINVAL", op, p1, p2) end
   end
+  check_use(sb, o, op, p1, p2)
   return o, text(fstype, o)
 end
 

@@ -239,6 +239,23 @@ Space.mkdir = method("mkdir", function(self, path, opts)
   return true
 end)
 
+-- A file's new text (open with O_TRUNC, then write): its pages are free
+-- first; what does not fit in the superblock's free pages (tmpfs's size)
+-- is cut at a page and the write fails with ENOSPC, the file created and
+-- holding what fitted, as the kernel leaves it.
+local function fill(sb, node, text, path)
+  sb.pages_used = sb.pages_used - fsdata.pages(#node.text)
+  node.text = ""
+  local free, need = fsdata.pages_free(sb), fsdata.pages(#text)
+  if need > free then
+    node.text = text:sub(1, free * 4096)
+    sb.pages_used = sb.pages_used + free
+    fail("ENOSPC", "write", path)
+  end
+  node.text = text
+  sb.pages_used = sb.pages_used + need
+end
+
 --- Write text to a file (created or truncated).
 -- @function Space:write
 Space.write = method("write", function(self, path, text)
@@ -256,11 +273,16 @@ Space.write = method("write", function(self, path, text)
     local m2, d2, n2 = resolve(self, p, "write", path)
     if n2.dir then fail("EISDIR", "write", path) end
     if m2.flags.ro or m2.sb.ro then fail("EROFS", "write", path) end
-    n2.text = text
     local _ = d2
+    fill(m2.sb, n2, text, path)
   else
-    if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "write", path) end
-    mnt.sb.nodes[full] = { text = text }
+    local sb = mnt.sb
+    if mnt.flags.ro or sb.ro then fail("EROFS", "write", path) end
+    if not fsdata.inode_room(sb) then fail("ENOSPC", "write", path) end
+    sb.inodes_used = sb.inodes_used + 1
+    local n2 = { text = "" }
+    sb.nodes[full] = n2
+    fill(sb, n2, text, path)
   end
   return true
 end)

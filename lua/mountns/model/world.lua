@@ -129,7 +129,9 @@ end
 local function new_sb(w, fstype, source, opts, user, super)
   w.devs = w.devs + 1
   return { dev = w.devs, fstype = fstype, source = source, opts = opts,
-           super_options = super or fsdata.text(fstype, opts), user = user, ro = opts.ro or false,
+           super_options = super or fsdata.text(fstype, opts),
+           user = user, ro = opts.ro or false,
+           inodes_used = 1, pages_used = 0, -- (its root; model.fsdata's limits)
            nodes = { ["/"] = { dir = true } } }
 end
 
@@ -402,7 +404,10 @@ local function resolve(ns, path, op, p1, p2, mk)
       node = nodes[next_path]
       if not node then
         if mk == nil or (i <= n and not mk) then fail("ENOENT", op, p1, p2) end
-        if mnt.flags.ro or mnt.sb.ro then fail("EROFS", op, p1, p2) end
+        local sb = mnt.sb
+        if mnt.flags.ro or sb.ro then fail("EROFS", op, p1, p2) end
+        if not fsdata.inode_room(sb) then fail("ENOSPC", op, p1, p2) end
+        sb.inodes_used = sb.inodes_used + 1
         node = { dir = true }
         nodes[next_path] = node
       elseif mk ~= nil and i > n and not (mk and node.dir) then
