@@ -27,8 +27,7 @@ local World, Failure, fail = world.World, errors.Failure, errors.fail
 local walkpath, join, parent_dir = paths.walkpath, paths.join, paths.parent_dir
 local is_subdir, relative = paths.is_subdir, paths.relative
 local new_sb, new_mount, event = world.new_sb, world.new_mount, world.event
-local default_flags, subtree, target_of, resolve = world.default_flags, world.subtree,
-  world.target_of, world.resolve
+local default_flags, subtree, resolve = world.default_flags, world.subtree, world.resolve
 local copy_tree, change_propagation = world.copy_tree, propagate.change_propagation
 local check_flags, check_keys, opt_string, check_path = checks.check_flags, checks.check_keys,
   checks.opt_string, checks.check_path
@@ -321,30 +320,49 @@ Space.ls = method("ls", function(self, path)
   return names
 end)
 
+-- The mounts of ns whose mount point is path (normalised), found down
+-- the tree through the parents' index by mount point (world.attach_child)
+-- instead of listing every mount: only the mounts whose mount point is a
+-- prefix of path are visited.
+local function mounts_at(ns, path)
+  local out = {}
+  local function visit(x, t) -- t: x's mount point in ns
+    if t == path then out[#out + 1] = x end
+    local at = x.at
+    if not at then return end
+    local rest = t == "/" and path or path:sub(#t + 1)
+    local base = x.root
+    -- the mount points on x whose place in ns is t, or t plus a prefix
+    -- of rest ending at a component
+    local here = at[base]
+    if here then for _, c in ipairs(here) do visit(c, t) end end
+    local i = 1
+    while i <= #rest do
+      local j = rest:find("/", i + 1, true) or #rest + 1
+      local pre = rest:sub(1, j - 1)
+      here = at[base == "/" and pre or base .. pre]
+      if here then
+        local ct = t == "/" and pre or t .. pre
+        for _, c in ipairs(here) do visit(c, ct) end
+      end
+      i = j
+    end
+  end
+  visit(ns.root, "/")
+  return out
+end
+
 --- Whether the mount at path is locked (a less privileged namespace locks
 -- what it inherited). Raises if path is not a mount.
 -- @function Space:locked
 Space.locked = method("locked", function(self, path)
   path = argcheck.path(path, "ns:locked", 1, 3)
   local p = walkpath(path)
-  local found
-  for _, m in ipairs(self:_list()) do
-    if target_of(m) == p then found = m end
-  end
-  if not found then error("locked " .. path .. ": not a mount point", 0) end
+  if #mounts_at(self, p) == 0 then error("locked " .. path .. ": not a mount point", 0) end
   -- the top one at p, as the probe's umount reaches
   local mnt = resolve(self, p, "locked", path)
   return mnt.locked
 end)
-
--- The mounts of this namespace, in the kernel's listing order (creation).
-function Space:_list()
-  local out = {}
-  for _, m in ipairs(self.world.mounts) do
-    if m.ns == self then out[#out + 1] = m end
-  end
-  return out
-end
 
 --- Whether `ns:mounts()` of a model namespace has `propagate_from`
 -- without being asked (as /proc/PID/mountinfo, the kernel scenario's
@@ -386,38 +404,6 @@ function Space:mounts(opts)
     records = kept
   end
   return mtable.new(records)
-end
-
--- The mounts of ns whose mount point is path (normalised), found down
--- the tree through the parents' index by mount point (world.attach_child)
--- instead of listing every mount: only the mounts whose mount point is a
--- prefix of path are visited.
-local function mounts_at(ns, path)
-  local out = {}
-  local function visit(x, t) -- t: x's mount point in ns
-    if t == path then out[#out + 1] = x end
-    local at = x.at
-    if not at then return end
-    local rest = t == "/" and path or path:sub(#t + 1)
-    local base = x.root
-    -- the mount points on x whose place in ns is t, or t plus a prefix
-    -- of rest ending at a component
-    local here = at[base]
-    if here then for _, c in ipairs(here) do visit(c, t) end end
-    local i = 1
-    while i <= #rest do
-      local j = rest:find("/", i + 1, true) or #rest + 1
-      local pre = rest:sub(1, j - 1)
-      here = at[base == "/" and pre or base .. pre]
-      if here then
-        local ct = t == "/" and pre or t .. pre
-        for _, c in ipairs(here) do visit(c, ct) end
-      end
-      i = j
-    end
-  end
-  visit(ns.root, "/")
-  return out
 end
 
 --- The topmost mount at path, or nil (`ns:mounts():find(path)`): one
