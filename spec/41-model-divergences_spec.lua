@@ -165,7 +165,10 @@ describe("the model's divergences from the kernel #model", function()
               "mpol=local", "mpol=bind:0", "mpol=bind", "mpol=interleave", "mpol=bogus",
               "inode64", "inode32", "inode64=1", "noswap", "noswap=1", "ro",
               "rw", "ro=1", "sync,ro,dirsync", "lazytime", "mand", "async", "source=x",
-              "noatime", "nodev", "defaults", "x-foo", "silent", "size=1M,mode=700,uid=5" },
+              "noatime", "nodev", "defaults", "x-foo", "silent", "size=1M,mode=700,uid=5",
+              "mpol=prefer", "mpol=prefer:0-0", "mpol=prefer=static", "mpol=local:0",
+              "mpol=interleave=static:0", "mpol=bind=relative:0", "mpol=bind:0,0",
+              "size=1M,5", "uid=5\n", "mode=0700\n", "size=1k\n", "=5", "size=4097" },
     ramfs = { "", "bogus=1", "mode=700", "mode=abc", "mode=17777", "mode", "mode=8",
               "mode=-1", "size=1M", "mode=0700,foo", "source=x", "ro", "nosuid", "," },
   }

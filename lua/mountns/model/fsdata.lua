@@ -83,9 +83,10 @@ local function digits(s, i, base)
   end
 end
 
--- kstrtouint(s, base): an optional +, digits only, up to 2^32 - 1; nil
--- when the kernel refuses it
+-- kstrtouint(s, base): an optional +, digits only (and one newline at
+-- the end), up to 2^32 - 1; nil when the kernel refuses it
 local function kstrtouint(s, base)
+  if s:sub(-1) == "\n" then s = s:sub(1, -2) end
   local i = s:sub(1, 1) == "+" and 2 or 1
   local b, j = radix(s, i, base)
   local v, k = digits(s, j, b)
@@ -118,7 +119,7 @@ local SB_FLAGS = { ro = { "ro", true }, rw = { "ro", false }, sync = { "sync", t
 
 local HUGE = { never = true, always = true, within_size = true, advise = true }
 local MPOL_MODES = { default = "none", ["local"] = "none", prefer = "one", bind = "some",
-                     interleave = "all", ["weighted-interleave"] = "all" }
+                     interleave = "all" }
 
 -- mpol_parse_str: MODE[=static|relative][:NODELIST] over the nodes with
 -- memory; the text shmem_show_mpol gives (nil for the default policy)
@@ -145,12 +146,22 @@ local function parse_mpol(v)
     if #nodes > 0 then return nil end
     return true, mode == "local" and "local" or nil
   end
-  if kind == "one" and #nodes > 1 then return nil end
+  if kind == "one" then
+    -- one node number, no list or range; none: local (flags refused)
+    if list == "" then
+      if flag ~= "" then return nil end
+      return true, "local"
+    end
+    if not list:match("^:%d+$") then return nil end
+  end
   if kind == "some" and #nodes == 0 then return nil end
   if #nodes == 0 then
     for n in pairs(MEM_NODES) do nodes[#nodes + 1] = n end
   end
   table.sort(nodes)
+  local uniq = {} -- (a node mask: each node once)
+  for _, n in ipairs(nodes) do if uniq[#uniq] ~= n then uniq[#uniq + 1] = n end end
+  nodes = uniq
   -- the node list as the kernel prints it (ranges: 0-3)
   local out, i = {}, 1
   while i <= #nodes do
@@ -249,13 +260,29 @@ local FS = { tmpfs = { known = TMPFS, others = "refused" },
 -- @tparam boolean init_user whether the caller is in the initial user
 -- namespace (else only ID 0 is mapped for uid= and gid=)
 -- @tparam table rules the world's (model.rules: tmpfs_noswap)
+-- The items of data: split at commas, but for tmpfs an item that starts
+-- with a digit belongs to the one before (shmem_parse_options: mpol's
+-- node lists hold commas)
+local function items(fstype, data)
+  local out = {}
+  for item in ((data or "") .. ","):gmatch("([^,]*),") do
+    if fstype == "tmpfs" and #out > 0 and item:find("^%d") then
+      out[#out] = out[#out] .. "," .. item
+    else
+      out[#out + 1] = item
+    end
+  end
+  return out
+end
+
 local function parse(fstype, data, init_user, rules, op, p1, p2)
   local fs = FS[fstype]
   local out = {}
-  for item in ((data or "") .. ","):gmatch("([^,]*),") do
-    if item ~= "" then
-      local key, value = item:match("^([^=]*)=(.*)$")
-      key = key or item
+  for _, item in ipairs(items(fstype, data)) do
+    local key, value = item:match("^([^=]*)=(.*)$")
+    key = key or item
+    -- (an empty name is passed over, as the kernel does: "=5")
+    if key ~= "" then
       local sbf = SB_FLAGS[key]
       if sbf then
         out[#out + 1] = { sbf[1], sbf[2] }
