@@ -36,9 +36,8 @@ local function look(ns)
   return recs, order
 end
 
---- The watch of a model namespace: `next`, `events`, `close`, and fields
--- `path` ("model"), `ns`.
--- @type Watch
+-- The watch of a model namespace: `next`, `events`, `close`, and fields
+-- `path` ("model"), `ns` (the methods of mountns.watch's Watch).
 local Watch = {}
 Watch.__index = Watch
 M.Watch = Watch

@@ -360,10 +360,6 @@ local function text(fstype, o)
   return table.concat(out, ",")
 end
 
---- The options of a new superblock of fstype mounted with the flags
--- `names` and data (raises EINVAL for op as the kernel does).
--- @treturn table the options (sb.opts)
--- @treturn string their text (sb.super_options)
 -- ---- the limits: nr_inodes and size -------------------------------------------
 
 -- A superblock's use: inodes (its root, each directory and file) and
@@ -404,6 +400,10 @@ end
 -- never changed in place)
 local plain = {}
 
+--- The options of a new superblock of fstype mounted with the flags
+-- `names` and data (raises EINVAL for op as the kernel does).
+-- @treturn table the options (sb.opts)
+-- @treturn string their text (sb.super_options)
 function M.new_options(fstype, data, names, init_user, rules, op, p1, p2)
   local f = sb_flags(names)
   if data == nil or data == "" then
