@@ -49,6 +49,33 @@ do
     end
   end
 end
+-- The caller's real uid and gid (/proc/self/status), read once when the
+-- module loads: an unprivileged caller's scenario lives in a user
+-- namespace that maps its 0 to them, and a tmpfs made there shows them
+-- (uid=65534,gid=65534: mountinfo shows IDs as the initial namespace sees
+-- them).
+local CALLER_UID, CALLER_GID = 0, 0
+do
+  local f = io.open("/proc/self/status")
+  if f then
+    local text = f:read("*a") or ""
+    f:close()
+    CALLER_UID = tonumber(text:match("\nUid:%s*(%d+)")) or 0
+    CALLER_GID = tonumber(text:match("\nGid:%s*(%d+)")) or 0
+  end
+end
+
+--- Who mounts, for uid=, gid= and noswap: `init` (the initial user
+-- namespace: every ID is its own), `uid`, `gid` (what the caller's 0 is
+-- in the initial namespace: its own uid and gid there). A world's first
+-- namespace is root's (M.ROOT), or with `locked_root` an unprivileged
+-- caller's (M.caller()); a user namespace made in it maps its 0 to the
+-- same IDs.
+M.ROOT = { init = true, uid = 0, gid = 0 }
+function M.caller(init)
+  return { init = init or false, uid = CALLER_UID, gid = CALLER_GID }
+end
+
 local DEFAULT_BLOCKS = math.floor(TOTALRAM / 2)
 local DEFAULT_INODES = math.floor(TOTALRAM / 2)
 
@@ -175,9 +202,11 @@ end
 
 -- An ID for uid= or gid=: a u32, valid (not -1) and mapped in the caller's
 -- user namespace (mountns's user namespaces map 0 alone)
-local function parse_id(v, init_user)
+-- (mine: who's ID that 0 stands for, outside the initial namespace)
+local function parse_id(v, who, mine)
   local n = kstrtouint(v, 0)
-  if not n or n == 4294967295 or (n ~= 0 and not init_user) then return nil end
+  if not n or n == 4294967295 or (n ~= 0 and not who.init) then return nil end
+  if not who.init then return mine end
   return n
 end
 
@@ -210,13 +239,13 @@ local TMPFS = {
     if not n then return nil end
     return "mode", n % 4096
   end,
-  uid = function(v, init_user)
-    local n = v and parse_id(v, init_user)
+  uid = function(v, who)
+    local n = v and parse_id(v, who, who.uid)
     if not n then return nil end
     return "uid", n
   end,
-  gid = function(v, init_user)
-    local n = v and parse_id(v, init_user)
+  gid = function(v, who)
+    local n = v and parse_id(v, who, who.gid)
     if not n then return nil end
     return "gid", n
   end,
@@ -238,9 +267,9 @@ local TMPFS = {
     if v ~= nil then return nil end
     return "inode64", true
   end,
-  noswap = function(v, init_user, rules)
+  noswap = function(v, who, rules)
     -- "Turning off swap in unprivileged tmpfs mounts unsupported"; 6.4+
-    if v ~= nil or not init_user or not rules.tmpfs_noswap then return nil end
+    if v ~= nil or not who.init or not rules.tmpfs_noswap then return nil end
     return "noswap", true
   end,
 }
@@ -257,8 +286,8 @@ local FS = { tmpfs = { known = TMPFS, others = "refused" },
 -- does.
 -- @tparam string fstype "tmpfs" or "ramfs"
 -- @tparam ?string data
--- @tparam boolean init_user whether the caller is in the initial user
--- namespace (else only ID 0 is mapped for uid= and gid=)
+-- @tparam table who who mounts (`M.ROOT`, `M.caller`): outside the
+-- initial user namespace only ID 0 is mapped for uid= and gid=
 -- @tparam table rules the world's (model.rules: tmpfs_noswap)
 -- The items of data: split at commas, but for tmpfs an item that starts
 -- with a digit belongs to the one before (shmem_parse_options: mpol's
@@ -275,7 +304,7 @@ local function items(fstype, data)
   return out
 end
 
-local function parse(fstype, data, init_user, rules, op, p1, p2)
+local function parse(fstype, data, who, rules, op, p1, p2)
   local fs = FS[fstype]
   local out = {}
   for _, item in ipairs(items(fstype, data)) do
@@ -291,7 +320,7 @@ local function parse(fstype, data, init_user, rules, op, p1, p2)
       else
         local reader = fs.known[key]
         if reader then
-          local field, v = reader(value, init_user, rules)
+          local field, v = reader(value, who, rules)
           if field == nil then fail("EINVAL", op, p1, p2) end
           out[#out + 1] = { field, v }
         elseif fs.others == "refused" then
@@ -317,14 +346,15 @@ local function sb_flags(names)
 end
 M.sb_flags = sb_flags
 
--- a new superblock's options (f: sb_flags's)
-local function defaults(fstype, f)
+-- a new superblock's options (f: sb_flags's; who: its owner is who's 0)
+local function defaults(fstype, f, who)
   local o
   if fstype == "ramfs" then
     o = { mode = 493 } -- 0755
   else
     o = { blocks = DEFAULT_BLOCKS, inodes = DEFAULT_INODES, mode = 1023, -- 01777
-          uid = 0, gid = 0, huge = "never", mpol = false, inode64 = false, noswap = false }
+          uid = who.uid, gid = who.gid, huge = "never", mpol = false, inode64 = false,
+          noswap = false }
   end
   o.ro, o.sync, o.dirsync, o.lazytime = f.ro or false, f.sync or false, f.dirsync or false,
     f.lazytime or false
@@ -404,23 +434,23 @@ local plain = {}
 -- `names` and data (raises EINVAL for op as the kernel does).
 -- @treturn table the options (sb.opts)
 -- @treturn string their text (sb.super_options)
-function M.new_options(fstype, data, names, init_user, rules, op, p1, p2)
+function M.new_options(fstype, data, names, who, rules, op, p1, p2)
   local f = sb_flags(names)
   if data == nil or data == "" then
-    local key = fstype
+    local key = fstype .. " " .. who.uid .. " " .. who.gid
     for _, k in ipairs { "ro", "sync", "dirsync", "lazytime" } do
       if f[k] then key = key .. "," .. k end
     end
     local p = plain[key]
     if not p then
-      local o = defaults(fstype, f)
+      local o = defaults(fstype, f, who)
       p = { o, text(fstype, o) }
       plain[key] = p
     end
     return p[1], p[2]
   end
-  local o = defaults(fstype, f)
-  for _, s in ipairs(parse(fstype, data, init_user, rules, op, p1, p2)) do o[s[1]] = s[2] end
+  local o = defaults(fstype, f, who)
+  for _, s in ipairs(parse(fstype, data, who, rules, op, p1, p2)) do o[s[1]] = s[2] end
   return o, text(fstype, o)
 end
 
@@ -431,9 +461,9 @@ local REMOUNT_KEEPS = { mode = true, uid = true, gid = true }
 -- (raises EINVAL for op as the kernel does, before changing anything).
 -- @treturn table the new options
 -- @treturn string their text
-function M.remount_options(sb, data, names, init_user, rules, op, p1, p2)
+function M.remount_options(sb, data, names, who, rules, op, p1, p2)
   local fstype, old = sb.fstype, sb.opts
-  local settings = parse(fstype, data, init_user, rules, op, p1, p2)
+  local settings = parse(fstype, data, who, rules, op, p1, p2)
   local o = {}
   for k, v in pairs(old) do o[k] = v end
   -- the flags set ro, sync and lazytime anew (MS_RMT_MASK), not dirsync;

@@ -88,10 +88,16 @@ function World:namespace(opts)
   end
   self.users = self.users + 1
   -- (the user namespace whose IDs are all mapped: the first's, unless
-  -- the scenario is an unprivileged caller's)
-  if self.init_user == nil then self.init_user = not opts.locked_root and self.users end
+  -- the scenario is an unprivileged caller's; who owns the others: root,
+  -- or that caller, whose 0 they all map)
+  if self.init_user == nil then
+    self.init_user = not opts.locked_root and self.users
+    self.userns_who = opts.locked_root and fsdata.caller() or
+      { init = false, uid = 0, gid = 0 }
+  end
+  local who = self.init_user == self.users and fsdata.ROOT or self.userns_who
   local sb = new_sb(self, "tmpfs", "mountns", fsdata.new_options("tmpfs", "mode=755", {},
-    true, self.rules), self.users)
+    who, self.rules), self.users)
   local root_parent = world.alloc_mount_id(self)
   local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
