@@ -114,6 +114,39 @@ function M.seconds(v, fname, argn, what, level)
   return v
 end
 
+--- The times of a watch's options (`ns:watch`, `mountns.watch`,
+-- `watch.open`, and a model namespace's `ns:watch`): `timeout` >= 0,
+-- `interval` > 0 (or false: no re-reads), neither NaN: an interval of 0
+-- re-read the table without end and starved the deadline, a NaN deadline
+-- never came. level as error's, from the caller.
+function M.watch_times(opts, fname, argn, level)
+  local t = opts.timeout
+  if t ~= nil and (type(t) ~= "number" or t ~= t or t < 0) then
+    M.error(fname, argn, "option 'timeout' must be a number of seconds >= 0, got "
+      .. (type(t) == "number" and tostring(t) or type(t)), level + 1)
+  end
+  if opts.interval ~= false then
+    M.seconds(opts.interval, fname, argn, "option 'interval'", level + 1)
+  end
+end
+
+--- The options of `ns:watch` and `mountns.watch` (on the kernel and on
+-- the model): `fallback`, `timeout`, `interval`, `run`, `callback`;
+-- raises at level (as error's, from the caller).
+-- @treturn table opts
+function M.watch_options(opts, fname, argn, level)
+  opts = M.options(opts, fname, argn,
+    { "fallback", "timeout", "interval", "run", "callback" }, level + 1)
+  M.watch_times(opts, fname, argn, level + 1)
+  for _, k in ipairs { "run", "callback" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "function" then
+      M.error(fname, argn, string.format("option '%s' must be a function, got %s",
+        k, type(opts[k])), level + 1)
+    end
+  end
+  return opts
+end
+
 -- ---- flags ------------------------------------------------------------------
 -- The flag parser of csrc/args.c (lmns_checkflags) in Lua, for the model:
 -- the same forms and the same messages, over a set of names the caller

@@ -117,22 +117,11 @@ local function resolve(target, level)
   return h, true, p, h
 end
 
--- The options of watch.open, and of ns:watch / mountns.watch.
+-- The options of watch.open (those of ns:watch / mountns.watch: args's)
 local OPEN_OPTS = { "fallback", "timeout", "interval" }
-local WATCH_OPTS = { "fallback", "timeout", "interval", "run", "callback" }
 
--- timeout >= 0, interval > 0 (or false: no re-reads), neither NaN: an
--- interval of 0 re-read the table without end and starved the deadline, a
--- NaN deadline never came. level as argcheck's, from the caller.
 local function check_times(opts, fname, argn, level)
-  local t = opts.timeout
-  if t ~= nil and (type(t) ~= "number" or t ~= t or t < 0) then
-    argcheck.error(fname, argn, "option 'timeout' must be a number of seconds >= 0, got "
-      .. (type(t) == "number" and tostring(t) or type(t)), level + 1)
-  end
-  if opts.interval ~= false then
-    argcheck.seconds(opts.interval, fname, argn, "option 'interval'", level + 1)
-  end
+  argcheck.watch_times(opts, fname, argn, level + 1)
 end
 
 --- Check the options of ns:watch / mountns.watch (fname names which) and
@@ -142,15 +131,8 @@ end
 -- @tparam integer argn
 -- @treturn table opts
 function M.options(opts, fname, argn)
-  opts = argcheck.options(opts, fname, argn, WATCH_OPTS, 3)
-  check_times(opts, fname, argn, 3)
-  for _, k in ipairs { "run", "callback" } do
-    if opts[k] ~= nil and type(opts[k]) ~= "function" then
-      argcheck.error(fname, argn, string.format("option '%s' must be a function, got %s",
-        k, type(opts[k])), 3)
-    end
-  end
-  return opts
+  local checked = argcheck.watch_options(opts, fname, argn, 3) -- (no tail call: levels)
+  return checked
 end
 
 --- Start watching.

@@ -9,6 +9,7 @@ local errno = require("mountns.core").errno
 local lazy = require "mountns.lazy" -- loaded on first use:
 local namespace = lazy.require "mountns.namespace"
 local watch = lazy.require "mountns.watch"
+local model = lazy.require "mountns.model"
 local D = require "mountns.expect.diagnostic"
 local A = require "mountns.expect.arguments"
 local ns_name, diagnostic, with_why = D.ns_name, D.diagnostic, D.with_why
@@ -121,9 +122,10 @@ local function parse_expected(...)
             .. "key " .. escape(tostring(k)), 3)
         end
       end
-      if not namespace.is_namespace(ns) or (path ~= nil and type(path) ~= "string") then
+      if not (namespace.is_namespace(ns) or model.is_namespace(ns))
+         or (path ~= nil and type(path) ~= "string") then
         argcheck.error("propagates", i + 1, "expected {ns, path [, kind]} with a scenario "
-          .. "namespace (of the kernel: the model has no events) and a path", 3)
+          .. "namespace (of the kernel or of the model) and a path", 3)
       end
       if not KINDS[kind] then
         argcheck.error("propagates", i + 1, string.format("expected {ns, path [, kind]} with "
@@ -160,7 +162,9 @@ local function check_propagates(event_fn, ...)
   local watches = {}
   local ok, err = pcall(function()
     for i, ns in ipairs(watched) do
-      watches[i] = watch.open(ns, { fallback = opts.fallback, interval = false })
+      -- a model namespace's events come from its world (model.events)
+      local open = model.is_namespace(ns) and model.open_watch or watch.open
+      watches[i] = open(ns, { fallback = opts.fallback, interval = false })
     end
     event_fn()
   end)

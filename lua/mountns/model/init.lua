@@ -22,8 +22,9 @@
 -- `model.errors` (failures in the core's words), `model.paths`,
 -- `model.rules` (the kernel's rules by version), `model.world` (mount
 -- trees, IDs, peer groups, path lookup), `model.propagate`,
--- `model.umount`, `model.checks` (argument checks), `model.listing` (the
--- mount table), `model.ops` (what mount(2) does), `model.space` (the
+-- `model.umount`, `model.checks` (argument checks), `model.fsdata` (mount
+-- data), `model.listing` (the mount table), `model.events` (a watch's
+-- events), `model.ops` (what mount(2) does), `model.space` (the
 -- namespace class), `model.scenario`, `model.replay`; this module is the
 -- public face: what `require "mountns.model"` returns.
 -- @module mountns.model
@@ -36,6 +37,7 @@ local propagate = require "mountns.model.propagate"
 local space = require "mountns.model.space"
 local scenario = require "mountns.model.scenario"
 local replay = require "mountns.model.replay"
+local events = require "mountns.model.events"
 
 local M = {}
 
@@ -54,6 +56,7 @@ M.Namespace, M.is_namespace, M.set_shell = space.Namespace, space.is_namespace, 
 M.scenario, M.backend = scenario.scenario, scenario.backend
 M.OPAQUE, M.where_text, M.Replay = replay.OPAQUE, replay.where_text, replay.Replay
 M.replayer, M.replay = replay.replayer, replay.replay
+M.open_watch = events.open
 
 --- Compare the open namespaces of a kernel scenario with those of a model
 -- world, in the same order, by their golden texts.

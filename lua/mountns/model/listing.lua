@@ -8,7 +8,7 @@ local paths = require "mountns.model.paths"
 
 local M = {}
 
-local relative = paths.relative
+local relative, is_subdir = paths.relative, paths.is_subdir
 local ring_from = propagate.ring_from
 
 local function options_text(f)
@@ -25,18 +25,6 @@ local function options_text(f)
   return f.text_
 end
 
--- get_dominating_id: the group of the first master up the chain with a
--- peer in ns
-local function dominating(m, ns)
-  local x = m.master
-  while x do
-    for _, y in ipairs(ring_from(x)) do
-      if y.ns == ns then return y.group and y.group.id end
-    end
-    x = x.master
-  end
-  return nil
-end
 
 -- the propagation text by (shared, slave, unbindable): 4 + 2 + 1
 local PROPAGATION = { [0] = "private", "unbindable", "slave", "slave,unbindable", "shared",
@@ -60,15 +48,33 @@ local function target_in(m, gen)
   return t
 end
 
--- The record of m in ns; gen: the listing's token (target_in).
-local function record_of(m, ns, with_from, gen)
+-- get_dominating_id: the group of the first master up the chain with a
+-- peer in ns that the reader's root reaches (get_peer_under_root; root:
+-- a path in ns, "/" or nil for the namespace's root; gen: the listing's
+-- token, for target_in)
+local function dominating(m, ns, root, gen)
+  local x = m.master
+  while x do
+    for _, y in ipairs(ring_from(x)) do
+      if y.ns == ns and (not root or is_subdir(target_in(y, gen), root)) then
+        return y.group and y.group.id
+      end
+    end
+    x = x.master
+  end
+  return nil
+end
+
+-- The record of m in ns; gen: the listing's token (target_in); root: the
+-- reader's root (a path in ns) when not the namespace's.
+local function record_of(m, ns, with_from, gen, root)
   local mm, g, sb, parent = m.master, m.group, m.sb, m.parent
   local master = mm and mm.group and mm.group.id or nil
-  local dom = with_from and mm and dominating(m, ns) or nil
+  local dom = with_from and mm and dominating(m, ns, root, gen) or nil
   local target = target_in(m, gen)
   local f, unbindable = m.flags, m.unbindable
   return {
-    id = m.uid, parent_id = parent and parent.uid or ns.root_parent,
+    id = m.id, parent_id = parent and parent.id or ns.root_parent,
     major = 0, minor = sb.dev, root = m.root, target = target,
     options = f.text_ or options_text(f), fstype = sb.fstype, source = sb.source,
     super_options = sb.super_options, shared = g and g.id or nil, master = master,

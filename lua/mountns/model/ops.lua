@@ -9,6 +9,7 @@ local world = require "mountns.model.world"
 local propagate = require "mountns.model.propagate"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
+local fsdata = require "mountns.model.fsdata"
 
 local M = {}
 
@@ -40,6 +41,15 @@ local function mount_flags_of(names, old)
   return f
 end
 
+-- who mounts in ns (model.fsdata): root in the initial user namespace,
+-- else the world's owner of the user namespaces (space.lua's
+-- World:namespace sets w.init_user and w.userns_who)
+local function who_of(ns)
+  local w = ns.world
+  if ns.user == w.init_user then return fsdata.ROOT end
+  return w.userns_who
+end
+
 local function check_dir_match(src_node, dst_node, op, p1, p2)
   if (src_node.dir and true or false) ~= (dst_node.dir and true or false) then
     fail("ENOTDIR", op, p1, p2)
@@ -68,11 +78,12 @@ local function new_mount_op(ns, source, target, fstype, names, data)
     end
     fail("ENODEV", op, p1, p2)
   end
+  local flags = mount_flags_of(names)
+  -- the data is read before the mount is attached (ENOTDIR after EINVAL)
+  local opts, super = fsdata.new_options(fstype, data, names, who_of(ns), w.rules, op, p1, p2)
   if not node.dir then fail("ENOTDIR", op, p1, p2) end
-  local super = "rw"
-  if data and data ~= "" then super = super .. "," .. data end
-  local sb = new_sb(w, fstype, source, super, ns.user)
-  local m = new_mount(w, sb, "/", mount_flags_of(names))
+  local sb = new_sb(w, fstype, source, opts, ns.user, super)
+  local m = new_mount(w, sb, "/", flags)
   attach(w, m, mnt, dpath, { ns = ns, call = w.current_call })
 end
 
@@ -145,11 +156,12 @@ local function remount_op(ns, target, names, data, bind)
     -- owns it (its own, or one of its ancestors)
     local u = mnt.sb.user
     while u and u ~= ns.user do u = ns.world.user_parent[u] end
+    -- the data is read first (EINVAL), then the capability checked
+    local sb = mnt.sb
+    local o, text = fsdata.remount_options(sb, data, names, who_of(ns), ns.world.rules, op,
+      target)
     if u ~= ns.user then fail("EPERM", op, target) end
-    mnt.sb.ro = f.ro
-    if data and data ~= "" then
-      mnt.sb.super_options = (f.ro and "ro" or "rw") .. "," .. data
-    end
+    sb.opts, sb.super_options, sb.ro = o, text, o.ro
   end
   mnt.flags = f
 end

@@ -16,6 +16,7 @@ local target_of, target_at, subtree = world.target_of, world.target_at, world.su
 local copy_tree, child_at, set_ns = world.copy_tree, world.child_at, world.set_ns
 local attach_child, detach_child, set_shared = world.attach_child, world.detach_child,
   world.set_shared
+local leave_group = world.leave_group
 
 -- The ring of m's group starting at m (just m when not shared).
 local function ring_from(m)
@@ -188,7 +189,8 @@ end
 -- do_make_slave: m leaves its group (its slaves go to a peer with the same
 -- root, else the next peer, else to m's master; with none, they become
 -- private) and becomes a slave of that peer or of its master.
-local function make_slave(m, rules)
+local function make_slave(w, m)
+  local rules = w.rules
   local master
   if m.group and #m.group.ring > 1 then
     local r = ring_from(m)
@@ -201,10 +203,9 @@ local function make_slave(m, rules)
         if r[i].root == m.root then master = r[i]; break end
       end
     end
-    remove_value(m.group.ring, m)
-    m.group = nil
+    leave_group(w, m)
   else
-    m.group = nil
+    leave_group(w, m)
     master = m.master
     if not master then
       for _, s in ipairs(m.slaves) do s.master = nil end
@@ -240,7 +241,7 @@ local function change_propagation(w, m, kind)
     set_shared(w, m)
     return
   end
-  make_slave(m, w.rules)
+  make_slave(w, m)
   if kind ~= "slave" then
     if m.master then remove_value(m.master.slaves, m) end
     m.master = nil

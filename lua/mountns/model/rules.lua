@@ -45,6 +45,12 @@ local M = {}
 --   (attach_recursive_mnt, "move_mount: transfer MNT_LOCKED": in 7.1.8,
 --   not in 6.19.8; posted after 7.0's merge window), so the namespace
 --   that received it may unmount that mount (6.18: EINVAL).
+-- tmpfs_noswap: tmpfs takes the mount option noswap (6.4).
+-- watch_fanotify: a watch (mountns.watch) has fanotify's mount events
+--   (FAN_MNT_ATTACH/DETACH, 6.15): attaches and detaches as they came;
+--   before, it diffs re-read tables (changes, attaches, then detaches).
+-- unique_ids: a re-read table has the mounts' unique IDs (listmount, 6.8),
+--   so a moved mount is one "change"; before, a detach and an attach.
 local OLDEST, NEWEST = { 5, 10 }, "7.2"
 
 local function rules_of(major, minor)
@@ -52,7 +58,8 @@ local function rules_of(major, minor)
   return { linux = major .. "." .. minor, copy_keeps_unbindable = v < 6017,
            ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
            same_root_master = v < 6016, bulk_private = v >= 6018,
-           tuck_takes_lock = v >= 7001 }
+           tuck_takes_lock = v >= 7001, tmpfs_noswap = v >= 6004,
+           watch_fanotify = v >= 6015, unique_ids = v >= 6008 }
 end
 
 -- "6.12", "6.12.118+deb12-amd64" -> 6, 12 (or nil)

@@ -18,16 +18,16 @@ local listing = require "mountns.model.listing"
 local ops = require "mountns.model.ops"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
+local fsdata = require "mountns.model.fsdata"
+local events = require "mountns.model.events"
 
 local M = {}
 
 local World, Failure, fail = world.World, errors.Failure, errors.fail
 local walkpath, join, parent_dir = paths.walkpath, paths.join, paths.parent_dir
 local is_subdir, relative = paths.is_subdir, paths.relative
-local next_uid, new_sb, new_mount, event = world.next_uid, world.new_sb, world.new_mount,
-  world.event
-local default_flags, subtree, target_of, resolve = world.default_flags, world.subtree,
-  world.target_of, world.resolve
+local new_sb, new_mount, event = world.new_sb, world.new_mount, world.event
+local default_flags, subtree, resolve = world.default_flags, world.subtree, world.resolve
 local copy_tree, change_propagation = world.copy_tree, propagate.change_propagation
 local check_flags, check_keys, opt_string, check_path = checks.check_flags, checks.check_keys,
   checks.opt_string, checks.check_path
@@ -57,10 +57,13 @@ local function check_open(ns, name)
   argcheck.self(ns, is_ns(ns), name, 3)
 end
 
-local function new_ns(w, root, label, user)
+-- root_parent: the mount ID of the root's parent (a scenario's / sits on
+-- the root it was pivoted from, which the namespace holds but does not
+-- list), taken before the root's, as the kernel's is
+local function new_ns(w, root, label, user, root_parent)
   local ns = setmetatable({ world = w, root = root, serial = #w.namespaces + 1,
                             user = user, closed = false,
-                            root_parent = next_uid(w) }, Space)
+                            root_parent = root_parent }, Space)
   ns.label_ = label or ("ns" .. ns.serial)
   w.namespaces[#w.namespaces + 1] = ns
   for _, m in ipairs(subtree(root)) do m.ns = ns end
@@ -84,10 +87,21 @@ function World:namespace(opts)
       .. type(opts.locked_root), 2)
   end
   self.users = self.users + 1
-  local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755", self.users)
+  -- (the user namespace whose IDs are all mapped: the first's, unless
+  -- the scenario is an unprivileged caller's; who owns the others: root,
+  -- or that caller, whose 0 they all map)
+  if self.init_user == nil then
+    self.init_user = not opts.locked_root and self.users
+    self.userns_who = opts.locked_root and fsdata.caller() or
+      { init = false, uid = 0, gid = 0 }
+  end
+  local who = self.init_user == self.users and fsdata.ROOT or self.userns_who
+  local sb = new_sb(self, "tmpfs", "mountns", fsdata.new_options("tmpfs", "mode=755", {},
+    who, self.rules), self.users)
+  local root_parent = world.alloc_mount_id(self)
   local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
-  return new_ns(self, root, opts.label, self.users)
+  return new_ns(self, root, opts.label, self.users, root_parent)
 end
 
 -- A method: checks self, runs body(self, ...) and turns a failure into the
@@ -230,6 +244,23 @@ Space.mkdir = method("mkdir", function(self, path, opts)
   return true
 end)
 
+-- A file's new text (open with O_TRUNC, then write): its pages are free
+-- first; what does not fit in the superblock's free pages (tmpfs's size)
+-- is cut at a page and the write fails with ENOSPC, the file created and
+-- holding what fitted, as the kernel leaves it.
+local function fill(sb, node, text, path)
+  sb.pages_used = sb.pages_used - fsdata.pages(#node.text)
+  node.text = ""
+  local free, need = fsdata.pages_free(sb), fsdata.pages(#text)
+  if need > free then
+    node.text = text:sub(1, free * 4096)
+    sb.pages_used = sb.pages_used + free
+    fail("ENOSPC", "write", path)
+  end
+  node.text = text
+  sb.pages_used = sb.pages_used + need
+end
+
 --- Write text to a file (created or truncated).
 -- @function Space:write
 Space.write = method("write", function(self, path, text)
@@ -247,11 +278,16 @@ Space.write = method("write", function(self, path, text)
     local m2, d2, n2 = resolve(self, p, "write", path)
     if n2.dir then fail("EISDIR", "write", path) end
     if m2.flags.ro or m2.sb.ro then fail("EROFS", "write", path) end
-    n2.text = text
     local _ = d2
+    fill(m2.sb, n2, text, path)
   else
-    if mnt.flags.ro or mnt.sb.ro then fail("EROFS", "write", path) end
-    mnt.sb.nodes[full] = { text = text }
+    local sb = mnt.sb
+    if mnt.flags.ro or sb.ro then fail("EROFS", "write", path) end
+    if not fsdata.inode_room(sb) then fail("ENOSPC", "write", path) end
+    sb.inodes_used = sb.inodes_used + 1
+    local n2 = { text = "" }
+    sb.nodes[full] = n2
+    fill(sb, n2, text, path)
   end
   return true
 end)
@@ -290,30 +326,49 @@ Space.ls = method("ls", function(self, path)
   return names
 end)
 
+-- The mounts of ns whose mount point is path (normalised), found down
+-- the tree through the parents' index by mount point (world.attach_child)
+-- instead of listing every mount: only the mounts whose mount point is a
+-- prefix of path are visited.
+local function mounts_at(ns, path)
+  local out = {}
+  local function visit(x, t) -- t: x's mount point in ns
+    if t == path then out[#out + 1] = x end
+    local at = x.at
+    if not at then return end
+    local rest = t == "/" and path or path:sub(#t + 1)
+    local base = x.root
+    -- the mount points on x whose place in ns is t, or t plus a prefix
+    -- of rest ending at a component
+    local here = at[base]
+    if here then for _, c in ipairs(here) do visit(c, t) end end
+    local i = 1
+    while i <= #rest do
+      local j = rest:find("/", i + 1, true) or #rest + 1
+      local pre = rest:sub(1, j - 1)
+      here = at[base == "/" and pre or base .. pre]
+      if here then
+        local ct = t == "/" and pre or t .. pre
+        for _, c in ipairs(here) do visit(c, ct) end
+      end
+      i = j
+    end
+  end
+  visit(ns.root, "/")
+  return out
+end
+
 --- Whether the mount at path is locked (a less privileged namespace locks
 -- what it inherited). Raises if path is not a mount.
 -- @function Space:locked
 Space.locked = method("locked", function(self, path)
   path = argcheck.path(path, "ns:locked", 1, 3)
   local p = walkpath(path)
-  local found
-  for _, m in ipairs(self:_list()) do
-    if target_of(m) == p then found = m end
-  end
-  if not found then error("locked " .. path .. ": not a mount point", 0) end
+  if #mounts_at(self, p) == 0 then error("locked " .. path .. ": not a mount point", 0) end
   -- the top one at p, as the probe's umount reaches
   local mnt = resolve(self, p, "locked", path)
   return mnt.locked
 end)
-
--- The mounts of this namespace, in the kernel's listing order (creation).
-function Space:_list()
-  local out = {}
-  for _, m in ipairs(self.world.mounts) do
-    if m.ns == self then out[#out + 1] = m end
-  end
-  return out
-end
 
 --- Whether `ns:mounts()` of a model namespace has `propagate_from`
 -- without being asked (as /proc/PID/mountinfo, the kernel scenario's
@@ -329,18 +384,20 @@ function Space:mounts(opts)
   check_open(self, "mounts")
   opts = argcheck.ns_options("mounts", opts, 1, 2)
   local records = {}
-  local with_from = opts.propagate_from or M.propagate_from
+  local root = opts.root ~= nil and mtable.normpath(opts.root, "ns:mounts", 1, 2) or nil
+  -- a root view is the mountinfo of a process chrooted there: it has
+  -- propagate_from, computed against that root (get_dominating_id)
+  local with_from = opts.propagate_from or M.propagate_from or root ~= nil
   local gen, n = {}, 0
   local mounts = self.world.mounts
   for i = 1, #mounts do
     local m = mounts[i]
     if m.ns == self then
       n = n + 1
-      records[n] = record_of(m, self, with_from, gen)
+      records[n] = record_of(m, self, with_from, gen, root)
     end
   end
-  if opts.root ~= nil then
-    local root = mtable.normpath(opts.root, "ns:mounts", 1, 2)
+  if root then
     -- the kernel's view is a child's chroot(root): a root that is not
     -- there, or not a directory, is its refusal (returned, as the kernel
     -- namespace's ns:mounts returns it)
@@ -387,14 +444,31 @@ function Space:mounts(opts)
   return mtable.new(records)
 end
 
---- The topmost mount at path, or nil (`ns:mounts():find(path)`).
+--- The topmost mount at path, or nil (`ns:mounts():find(path)`): one
+-- mount there (the usual case), or one of a stack there, found without
+-- the whole table; other cases ask the table.
 function Space:find(path, opts)
   check_open(self, "find")
   path = mtable.normpath(path, "ns:find", 1, 2)
   opts = argcheck.ns_options("find", opts, 2, 2)
   -- the root checked here, as the kernel's ns:find does: named as find's
-  if opts.root ~= nil then mtable.normpath(opts.root, "ns:find", 2, 2) end
-  return self:mounts(opts.root and { root = opts.root } or nil):find(path)
+  if opts.root ~= nil then
+    mtable.normpath(opts.root, "ns:find", 2, 2)
+    return self:mounts { root = opts.root }:find(path)
+  end
+  local at = mounts_at(self, path)
+  if #at == 0 then return nil end
+  local top = at[1]
+  if #at > 1 then
+    -- mountns.table's find: the one no other mount at path is stacked on,
+    -- when there is exactly one; else the table decides
+    local under, tops = {}, {}
+    for _, m in ipairs(at) do if m.parent then under[m.parent] = true end end
+    for _, m in ipairs(at) do if not under[m] then tops[#tops + 1] = m end end
+    if #tops ~= 1 then return self:mounts():find(path) end
+    top = tops[1]
+  end
+  return record_of(top, self, M.propagate_from, {})
 end
 
 --- A new namespace, a copy of this one (unshare -m): `propagation`
@@ -414,8 +488,9 @@ function Space:unshare(opts)
     w.user_parent[user] = self.user
     fl.shared_to_slave, fl.unprivileged = true, true
   end
+  local root_parent = world.alloc_mount_id(w) -- (copied first, as the kernel does)
   local root = copy_tree(w, self.root, self.root.root, fl)
-  local ns = new_ns(w, root, opts.label, user)
+  local ns = new_ns(w, root, opts.label, user, root_parent)
   if opts.user then
     -- lock_mnt_tree: what the less privileged copy inherits is locked,
     -- its root too (Linux 6.18: ns:locked("/") is true there, and moving
@@ -476,7 +551,9 @@ function Space:close()
   set_call(self, "close")
   local list = subtree(self.root)
   for _, m in ipairs(list) do change_propagation(self.world, m, "private") end
-  for _, m in ipairs(list) do m.ns = nil end
+  for _, m in ipairs(list) do world.depart(self.world, m) end
+  -- the parent of its root goes with it
+  world.free_mount_id(self.world, self.root_parent)
   self.closed = true
 end
 
@@ -537,7 +614,17 @@ function Space:shell(text, opts)
   return out, names, steps
 end
 
-for _, name in ipairs { "exec", "pid", "watch", "userns", "handle",
+--- Mount events of this namespace (`mountns.namespace`'s `watch`, on the
+-- model: model.events): the same forms, options and event shape; the
+-- events are those of the calls made so far (a model namespace changes
+-- only when called), so the iteration ends when they are out.
+function Space:watch(opts)
+  check_open(self, "watch")
+  local a, b, c, d = events.watch(self, opts) -- (no tail call: the error levels)
+  return a, b, c, d
+end
+
+for _, name in ipairs { "exec", "pid", "userns", "handle",
                         "chdir", "symlink", "open_tree", "move_mount", "fsmount",
                         "mount_setattr" } do
   Space[name] = function(self)

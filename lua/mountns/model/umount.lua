@@ -19,6 +19,8 @@ local event, label_of, target_of, subtree = world.event, world.label_of, world.t
 local child_at, attach_child, detach_child = world.child_at, world.attach_child,
   world.detach_child
 local resolve, mount_root = world.resolve, world.mount_root
+local leave_group = world.leave_group
+local unlink_child = world.unlink_child
 local receivers, change_propagation = propagate.receivers, propagate.change_propagation
 local propagation_next, skip_propagation_subtree = propagate.propagation_next,
   propagate.skip_propagation_subtree
@@ -29,7 +31,7 @@ local propagation_next, skip_propagation_subtree = propagate.propagation_next,
 -- its master, followed past the mounts of the set to the first that
 -- stays (or nowhere: private); then, in the set's order, each one's
 -- slaves go in front of that mount's list as one block.
-local function bulk_make_private(list)
+local function bulk_make_private(w, list)
   local inset, dest = {}, {}
   for _, m in ipairs(list) do inset[m] = true end
   for _, m in ipairs(list) do
@@ -41,11 +43,10 @@ local function bulk_make_private(list)
         if g and #g.ring > 1 then
           local ring = g.ring
           nx = ring[index_of(ring, x) % #ring + 1]
-          remove_value(ring, x)
         else
           nx = x.master
         end
-        x.group = nil
+        leave_group(w, x)
         if x.master then remove_value(x.master.slaves, x) end
         x.master = nil
         chain[#chain + 1] = x
@@ -75,7 +76,7 @@ end
 -- its peer group (its slaves handed on) and its parent
 local function take_out(w, list, ctx)
   if w.rules.bulk_private then
-    bulk_make_private(list)
+    bulk_make_private(w, list)
   else
     for _, m in ipairs(list) do
       change_propagation(w, m, "private")
@@ -88,7 +89,7 @@ local function take_out(w, list, ctx)
   end
   for _, m in ipairs(list) do
     detach_child(m)
-    m.ns = nil
+    world.depart(w, m)
   end
 end
 
@@ -116,7 +117,7 @@ local function old_umount(w, ns, mnt, list)
   local gone, hidden = {}, {} -- MNT_UMOUNT; detached but still hashed
   for _, m in ipairs(list) do gone[m] = true end
   for _, m in ipairs(list) do
-    remove_value(m.parent.children, m)
+    unlink_child(m)
     hidden[#hidden + 1] = m
   end
   local function lookup(parent, mp)
@@ -138,7 +139,7 @@ local function old_umount(w, ns, mnt, list)
   local function umount_one(c, why)
     marked[c] = nil
     gone[c] = true
-    remove_value(c.parent.children, c)
+    unlink_child(c)
     hidden[#hidden + 1] = c
     if where[c] == "restore" then remove_value(to_restore, c) end
     where[c] = nil
@@ -216,7 +217,7 @@ local function old_umount(w, ns, mnt, list)
       mp, p = p.mp, p.parent
     end
     if p ~= c.parent then
-      remove_value(c.parent.children, c)
+      unlink_child(c)
       attach_child(p, c, mp)
     end
   end

@@ -9,6 +9,7 @@ local argcheck = require "mountns.args"
 local kernel_rules = require "mountns.model.rules"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
+local fsdata = require "mountns.model.fsdata"
 
 local M = {}
 
@@ -21,9 +22,35 @@ World.__index = World
 
 local NEW_OPTIONS = { "linux" }
 
+-- ---- IDs -------------------------------------------------------------------------
+
+-- The kernel's IDs of mounts and peer groups come from an IDA
+-- (mnt_alloc_id, mnt_alloc_group_id: ida_alloc, ida_alloc_min(.., 1)):
+-- the lowest ID not in use, so an ID freed (a mount unmounted, the last
+-- peer of a group made private) is the next one handed out. An IDA here:
+-- the IDs in use and the lowest that may be free (no ID below it is).
+local function new_ida()
+  return { used = {}, low = 1 }
+end
+
+local function ida_alloc(ida)
+  local used, i = ida.used, ida.low
+  while used[i] do i = i + 1 end
+  used[i] = true
+  ida.low = i + 1
+  return i
+end
+
+local function ida_free(ida, i)
+  ida.used[i] = nil
+  if i < ida.low then ida.low = i end
+end
+
 local function new_world(rules)
-  return setmetatable({ uid = 0, groups = 0, devs = 0, namespaces = {},
-                        events = {}, seq = 0, mounts = {}, users = 0,
+  return setmetatable({ uid = 0, group_ids = new_ida(), mount_ids = new_ida(), devs = 0,
+                        namespaces = {},
+                        events = {}, seq = 0, mounts = {}, departed = {}, dead = 0,
+                        users = 0,
                         user_parent = {}, rules = rules, linux = rules.linux }, World)
 end
 
@@ -45,14 +72,66 @@ local function next_uid(w)
 end
 
 local function new_group(w)
-  w.groups = w.groups + 1
-  return { id = w.groups, ring = {} }
+  return { id = ida_alloc(w.group_ids), ring = {} }
 end
 
-local function new_sb(w, fstype, source, super, user)
+-- m leaves its peer group (do_make_slave, bulk_make_private): out of the
+-- ring; the group's ID is free once its last peer left
+-- (mnt_release_group_id)
+local function leave_group(w, m)
+  local g = m.group
+  if not g then return end
+  m.group = nil
+  local ring = g.ring
+  for i = 1, #ring do
+    if ring[i] == m then table.remove(ring, i); break end
+  end
+  if #ring == 0 then ida_free(w.group_ids, g.id) end
+end
+
+-- A mount ID in the world: the lowest free (mnt_alloc_id); free_mount
+-- gives it back when the mount is gone (unmounted, its namespace closed)
+local function alloc_mount_id(w)
+  return ida_alloc(w.mount_ids)
+end
+
+local function free_mount_id(w, id)
+  ida_free(w.mount_ids, id)
+end
+
+local function free_mount(w, m)
+  if m.id then free_mount_id(w, m.id) end
+  m.id = nil
+end
+
+-- m has left its namespace for good (umount_tree, a namespace closed):
+-- its ID is free, it goes on the list of departed mounts (model.events:
+-- when it went, from where), and the world's list of mounts, the listing
+-- order, drops the departed once they are half of it, so a listing
+-- costs what the live mounts cost however many came and went
+local function depart(w, m)
+  m.gone, m.gone_ns = next_uid(w), m.ns
+  m.ns = nil
+  free_mount(w, m)
+  w.departed[#w.departed + 1] = m
+  w.dead = w.dead + 1
+  if w.dead * 2 > #w.mounts then
+    local live = {}
+    for _, x in ipairs(w.mounts) do
+      if not x.gone then live[#live + 1] = x end
+    end
+    w.mounts, w.dead = live, 0
+  end
+end
+
+-- a superblock: opts, its options (model.fsdata's), and their text
+-- (super: fsdata.new_options's second result)
+local function new_sb(w, fstype, source, opts, user, super)
   w.devs = w.devs + 1
-  return { dev = w.devs, fstype = fstype, source = source, super_options = super,
-           user = user, ro = false,
+  return { dev = w.devs, fstype = fstype, source = source, opts = opts,
+           super_options = super or fsdata.text(fstype, opts),
+           user = user, ro = opts.ro or false,
+           inodes_used = 1, pages_used = 0, -- (its root; model.fsdata's limits)
            nodes = { ["/"] = { dir = true } } }
 end
 
@@ -70,9 +149,11 @@ end
 
 -- ---- mounts --------------------------------------------------------------------
 
--- A mount: sb, root (a path in sb), parent (a mount), mp (the mount point: a
--- path in the parent's sb), ns, children (attach order), flags, group
--- ({id, ring}), master (a mount), slaves (list), unbindable, locked.
+-- A mount: uid (unique in its world, never reused), id (its mount ID, the
+-- lowest free: reused as the kernel's), sb, root (a path in sb), parent (a
+-- mount), mp (the mount point: a path in the parent's sb), ns, children
+-- (attach order), flags, group ({id, ring}), master (a mount), slaves
+-- (list), unbindable, locked.
 -- children and slaves start as this shared empty list, replaced by a list
 -- of the mount's own before the first insertion (most mounts have none)
 local NONE = setmetatable({}, { __newindex = function() error("model: NONE is shared", 2) end })
@@ -82,9 +163,11 @@ local function new_mount(w, sb, root, flags)
   w.uid = uid
   -- (the nil fields size the table for what the mount gets later: no
   -- rehash as parent, mp, ns... arrive)
-  local m = { uid = uid, sb = sb, root = root, children = NONE, slaves = NONE,
+  local m = { uid = uid, id = ida_alloc(w.mount_ids), sb = sb, root = root, children = NONE,
+              slaves = NONE, at = nil,
               flags = flags, unbindable = false, locked = false, parent = nil, mp = nil,
-              ns = nil, group = nil, master = nil, lock_flags = nil, tgen_ = nil, tgt_ = nil }
+              ns = nil, group = nil, master = nil, lock_flags = nil, tgen_ = nil, tgt_ = nil,
+              gone = nil, gone_ns = nil, aseq = nil }
   local mounts = w.mounts
   mounts[#mounts + 1] = m
   return m
@@ -197,14 +280,49 @@ local function set_ns(m, ns)
   for _, c in ipairs(m.children) do set_ns(c, ns) end
 end
 
+-- A parent's children are in two places: `children` (attach order, for
+-- the walks of a tree) and `at`, an index by mount point (mp -> the
+-- children there, in attach order), so path lookup (child_at) costs the
+-- same under a parent of 10,000 mounts as under one of 2. Both change
+-- only here.
+-- attach stamps: children lists are in attach order, so sorted by stamp,
+-- and unlink_child finds a child by binary search
+local attach_seq = 0
+
 local function attach_child(parent, m, mp)
-  m.parent, m.mp = parent, mp
-  if parent.children == NONE then parent.children = {} end
+  attach_seq = attach_seq + 1
+  m.parent, m.mp, m.aseq = parent, mp, attach_seq
+  if parent.children == NONE then parent.children, parent.at = {}, {} end
   parent.children[#parent.children + 1] = m
+  local at = parent.at
+  local here = at[mp]
+  if here then here[#here + 1] = m else at[mp] = { m } end
+end
+
+-- take m out of its parent's lists, keeping m.parent and m.mp (old_umount's
+-- mounts detached but still hashed)
+local function unlink_child(m)
+  local parent = m.parent
+  if not parent or parent.children == NONE then return end
+  local here = parent.at[m.mp]
+  if not here then return end
+  local i = index_of(here, m)
+  if not i then return end
+  table.remove(here, i)
+  if #here == 0 then parent.at[m.mp] = nil end
+  local children, seq = parent.children, m.aseq
+  local lo, hi = 1, #children
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    local c = children[mid]
+    if c == m then table.remove(children, mid); return end
+    if c.aseq < seq then lo = mid + 1 else hi = mid - 1 end
+  end
+  remove_value(children, m) -- (never reached while attach_child is the only way in)
 end
 
 local function detach_child(m)
-  if m.parent then remove_value(m.parent.children, m) end
+  unlink_child(m)
   m.parent, m.mp = nil, nil
 end
 
@@ -236,11 +354,9 @@ end
 
 -- The mount on parent at mount point mp (the last attached), or nil.
 local function child_at(parent, mp)
-  local found
-  for _, c in ipairs(parent.children) do
-    if c.mp == mp then found = c end
-  end
-  return found
+  local at = parent.at
+  local here = at and at[mp]
+  return here and here[#here]
 end
 
 -- a new mount's flags (a fresh table: options_text remembers its text in it)
@@ -288,7 +404,10 @@ local function resolve(ns, path, op, p1, p2, mk)
       node = nodes[next_path]
       if not node then
         if mk == nil or (i <= n and not mk) then fail("ENOENT", op, p1, p2) end
-        if mnt.flags.ro or mnt.sb.ro then fail("EROFS", op, p1, p2) end
+        local sb = mnt.sb
+        if mnt.flags.ro or sb.ro then fail("EROFS", op, p1, p2) end
+        if not fsdata.inode_room(sb) then fail("ENOSPC", op, p1, p2) end
+        sb.inodes_used = sb.inodes_used + 1
         node = { dir = true }
         nodes[next_path] = node
       elseif mk ~= nil and i > n and not (mk and node.dir) then
@@ -313,6 +432,8 @@ end
 
 M.World, M.new_world, M.next_uid, M.new_group, M.new_sb = World, new_world, next_uid,
   new_group, new_sb
+M.leave_group, M.alloc_mount_id, M.free_mount = leave_group, alloc_mount_id, free_mount
+M.free_mount_id, M.depart = free_mount_id, depart
 M.event, M.label_of, M.NONE, M.new_mount, M.default_flags = event, label_of, NONE, new_mount,
   default_flags
 M.index_of, M.remove_value = index_of, remove_value
@@ -321,6 +442,7 @@ M.target_of, M.target_at, M.clone, M.subtree, M.set_ns = target_of, target_at, c
   set_ns
 M.attach_child, M.detach_child, M.copy_tree, M.child_at = attach_child, detach_child, copy_tree,
   child_at
+M.unlink_child = unlink_child
 M.resolve, M.mount_root = resolve, mount_root
 
 return M
