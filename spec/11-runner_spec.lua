@@ -364,8 +364,32 @@ describe("mountns run --kernel", function()
     out = cli("run --kernel")
     assert.matches("run: %-%-kernel needs 6%.1, 6%.12 or host", out)
     assert.matches("exit=2\n?$", out)
-    out = cli("run --kernel 6.1 --dot d x.lua")
-    assert.matches("run: %-%-dot with %-%-kernel: nothing of the guest reaches the host", out)
-    assert.matches("exit=2\n?$", out)
+  end)
+
+  it("brings the guest's report files back to the host's paths", function()
+    -- the guest's paths: vm/run's output share
+    local runner = require "mountns.runner"
+    local guest, copies = runner.guest_args { "--tap", "--junit", "out/r.xml", "--artifacts",
+      "arts/", "--", "--junit", "x.lua" }
+    assert.same({ "--tap", "--junit", "/run/mountns-out/1-r.xml", "--artifacts",
+                  "/run/mountns-out/2-arts", "--", "--junit", "x.lua" }, guest)
+    assert.same({ { host = "out/r.xml", name = "1-r.xml" }, { host = "arts/", name = "2-arts" } },
+                copies)
+    -- a stand-in vm/run (in a tree of its own) writes what the guest would
+    -- into the share `-o` names; mountns run --kernel copies it back
+    local tree = helper.tempdir()
+    helper.write(tree, "vm/run", [[
+#!/bin/sh
+[ "$1" = -o ] || exit 9
+share=$2; shift 4; mkdir -p "$share"
+for a; do case $a in /run/mountns-out/*) echo "<from the guest/>" > "$share/${a##*/}";; esac; done
+exit 3
+]])
+    os.execute("chmod +x " .. tree .. "/vm/run")
+    local code = runner.command({ "--kernel", "6.1", "--junit", tree .. "/r.xml", "x.lua" },
+      { tree = tree, interp = "lua" })
+    assert.equal(3, code) -- the guest's exit status, passed through
+    assert.equal("<from the guest/>\n", helper.read(tree .. "/r.xml"))
+    os.execute("rm -rf " .. tree)
   end)
 end)

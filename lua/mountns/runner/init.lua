@@ -61,23 +61,98 @@ local function quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
+-- The options whose value is a file or directory the run writes: under
+-- --kernel the guest writes them into vm/run's output share (its root is
+-- the host's, read-only) and they are copied to the host's path after.
+local OUTPUTS = { ["--junit"] = true, ["--kcidb"] = true, ["--artifacts"] = true,
+                  ["--dot"] = true }
+
+-- os.execute's result as an exit status (Lua 5.1 gives the wait status)
+local function status_of(ok, how, code)
+  if type(ok) == "number" then
+    return ok % 256 == 0 and math.floor(ok / 256) or 128 + ok % 256
+  end
+  if how == "signal" then return 128 + code end
+  return code or (ok and 0 or 1)
+end
+
+--- `mountns run --kernel K`'s arguments as the guest gets them: each
+-- report file or directory (`--junit`, `--kcidb`, `--artifacts`, `--dot`)
+-- named in vm/run's output share instead, `/run/mountns-out/N-BASENAME`.
+-- @tparam {string,...} args the words after `run`, without `--kernel K`
+-- @treturn {string,...} the guest's
+-- @treturn table the copies to make after: `{host = path, name = N-BASENAME}`
+function M.guest_args(args)
+  local guest_args, copies = {}, {}
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    guest_args[#guest_args + 1] = a
+    if a == "--" then
+      for j = i + 1, #args do guest_args[#guest_args + 1] = args[j] end
+      break
+    end
+    if OUTPUTS[a] and args[i + 1] then
+      local name = #copies + 1 .. "-" .. (args[i + 1]:match("([^/]*)/*$") or "out")
+      copies[#copies + 1] = { host = args[i + 1], name = name }
+      guest_args[#guest_args + 1] = "/run/mountns-out/" .. name
+      i = i + 1
+    end
+    i = i + 1
+  end
+  return guest_args, copies
+end
+
 -- mountns run --kernel K ARGS: this same command (without --kernel) in a
 -- virtual machine booting K, through the tree's vm/run; its exit status.
+-- The report files and directories it names are written in the guest's
+-- output share (/run/mountns-out, kept by `vm/run -o`) and copied to the
+-- paths given here once the guest is done.
 local function run_on_kernel(kernel, args, tree, interp)
   if not tree then die("run: --kernel needs the source tree (its vm/ folder)") end
   local f = io.open(tree .. "/vm/run")
   if not f then die("run: --kernel: no " .. tree .. "/vm/run") end
   f:close()
-  local cmd = { quote(tree .. "/vm/run"), quote(kernel), quote(interp),
-                quote(tree .. "/bin/mountns"), "run" }
-  for _, a in ipairs(args) do cmd[#cmd + 1] = quote(a) end
-  io.stdout:flush()
-  local ok, how, code = os.execute(table.concat(cmd, " "))
-  if type(ok) == "number" then -- Lua 5.1: the wait status
-    return ok % 256 == 0 and math.floor(ok / 256) or 128 + ok % 256
+  local share = os.tmpname()
+  os.remove(share)
+  local guest_args, copies = M.guest_args(args)
+  local cmd = { quote(tree .. "/vm/run") }
+  if #copies > 0 then cmd[#cmd + 1] = "-o " .. quote(share) end
+  for _, w in ipairs { kernel, interp, tree .. "/bin/mountns", "run" } do
+    cmd[#cmd + 1] = quote(w)
   end
-  if how == "signal" then return 128 + code end
-  return code or (ok and 0 or 1)
+  for _, a in ipairs(guest_args) do cmd[#cmd + 1] = quote(a) end
+  io.stdout:flush()
+  local code = status_of(os.execute(table.concat(cmd, " ")))
+  for _, c in ipairs(copies) do
+    local from = share .. "/" .. c.name
+    if not core.exists(from) then
+      io.stderr:write("mountns: run --kernel: the guest wrote no ", core.escape(c.host), "\n")
+      if code == 0 then code = 1 end
+    elseif not os.execute("rm -rf " .. quote(c.host) .. " && cp -r " .. quote(from) .. " "
+        .. quote(c.host)) then
+      io.stderr:write("mountns: run --kernel: cannot copy ", core.escape(c.host), "\n")
+      if code == 0 then code = 1 end
+    end
+  end
+  -- the report files name the artifacts by the guest's paths: the host's
+  for _, c in ipairs(copies) do
+    local fh = core.exists(c.host) and io.open(c.host)
+    local text = fh and fh:read("*a")
+    if fh then fh:close() end
+    if text and not text:find("^%s*$") then
+      for _, o in ipairs(copies) do
+        local host = o.host:sub(1, 1) == "/" and o.host or ((os.getenv("PWD") or ".") .. "/"
+          .. o.host)
+        text = text:gsub("/run/mountns%-out/" .. o.name:gsub("%p", "%%%0"),
+          (host:gsub("/+$", ""):gsub("%%", "%%%%")))
+      end
+      fh = io.open(c.host, "w")
+      if fh then fh:write(text); fh:close() end
+    end
+  end
+  if #copies > 0 then os.execute("rm -rf " .. quote(share)) end
+  return code
 end
 
 -- The first line of a file of /proc/sys/kernel (nil when it cannot be read).
@@ -144,12 +219,6 @@ function M.command(args, ctx)
     i = i + 1
   end
   if kernel and kernel ~= "host" then
-    for _, a in ipairs(rest) do
-      if a == "--dot" or a == "--artifacts" or a == "--junit" or a == "--kcidb" then
-        die("run: " .. a .. " with --kernel: nothing of the guest reaches the host")
-      end
-      if a == "--" then break end
-    end
     return run_on_kernel(kernel, rest, ctx.tree, ctx.interp)
   end
   args, i = rest, 1
