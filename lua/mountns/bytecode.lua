@@ -38,6 +38,12 @@
 -- the sources' digest is core.so's: the model loads without it, and
 -- then from source (`install` does nothing)
 local has_core, core = pcall(require, "mountns.core")
+-- only its absence is tolerated: a core.so that refuses to load (its
+-- error: MOUNTNS_HUGE_PAGES=2) raises here, with its own message (Lua 5.1
+-- would say "loop or previous error" at the next require)
+if not has_core and not tostring(core):find("module 'mountns.core' not found", 1, true) then
+  error(core, 0)
+end
 
 local M = {}
 
