@@ -114,7 +114,7 @@ tools:
 # .busted's build/?.so, which holds the 5.4 module. The soak (#soak: 09's
 # few thousand scenarios) is `make soak`; make test keeps 09's short one.
 TEST_JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
-SPEC_FILES = $(sort $(wildcard spec/*_spec.lua))
+SPEC_FILES = $(sort $(wildcard spec/*/*_spec.lua))
 # busted is a Lua script (#!/usr/bin/env lua): `busted --lua=X` starts the
 # default lua, parses its arguments and runs `X busted --ignore-lua ...`
 # through a shell. Started by $(LUA) at once instead: two processes fewer
@@ -286,7 +286,7 @@ fuzz-merge: fuzz-deps
 # exit codes, and fuzz/sanitizer-logs fails on any ASan/UBSan error and on a
 # leak with a frame in mountns' code (it ignores other programs' leaks).
 ASAN_CC    ?= gcc
-# the spec files (or directory) it runs: ASAN_SPECS=spec/30-core-args_spec.lua
+# the spec files (or directory) it runs: ASAN_SPECS=spec/core/30-core-args_spec.lua
 ASAN_SPECS ?= spec
 ASAN_BUILD := build/asan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \

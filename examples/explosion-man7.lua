@@ -6,7 +6,7 @@
 -- -> 24 mounts, then 3 -> 6 -> 9 -> 12 with the cure. The kernel prints
 -- them line for line. The man page's / is private, as a scenario's is: with
 -- / and its submounts shared (systemd's default), the same session gives
--- 3 -> 6 -> 18 -> 126 (spec/25-docfacts_spec.lua).
+-- 3 -> 6 -> 18 -> 126 (spec/model/25-docfacts_spec.lua).
 local mountns = require "mountns"
 local expect = require "mountns.expect"
 

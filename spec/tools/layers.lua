@@ -3,7 +3,7 @@
 --   lua spec/tools/layers.lua [luadir [cdir]]
 --     (default lua/mountns and csrc)
 -- Prints one line per problem and exits 1, else prints nothing. `make lint`
--- runs it; spec/19-layers_spec.lua tests it and compares the tables of
+-- runs it; spec/house/19-layers_spec.lua tests it and compares the tables of
 -- doc/architecture.md with what it finds, so the document cannot drift.
 --
 -- Lua: every `require "mountns.x"` (or "mountns.pkg.x", a module of a

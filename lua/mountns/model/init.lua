@@ -6,7 +6,7 @@
 -- `normalize`, `format`, `dot` and golden tables work on it unchanged. No
 -- fork, no namespaces, no root, no Linux: the rules of fs/pnode.c and
 -- fs/namespace.c as Lua code, checked against the kernel by
--- spec/22-model_spec.lua (same steps on both, equal golden texts and
+-- spec/model/22-model_spec.lua (same steps on both, equal golden texts and
 -- equal errno names).
 --
 -- What is modelled: superblocks with directories and files; mount, bind,

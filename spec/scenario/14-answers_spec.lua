@@ -372,13 +372,13 @@ describe("answers that do not depend on the path taken", function()
                  raised(function() local m = ns:mounts():find("S"); return m end),
                  raised(function() expect.not_mounted(ns, "//S/../..\0") end) }
       end)
-      assert.matches("^spec/14%-answers_spec%.lua:%d+: bad argument #2 to 'mounted' "
+      assert.matches("^spec/scenario/14%-answers_spec%.lua:%d+: bad argument #2 to 'mounted' "
         .. "%(absolute path expected, got \"S\"%)", r[1])
-      assert.matches("^spec/14%-answers_spec%.lua:%d+: bad argument #2 to 'peers'", r[2])
-      assert.matches("^spec/14%-answers_spec%.lua:%d+: bad argument #1 to 'ns:find' "
+      assert.matches("^spec/scenario/14%-answers_spec%.lua:%d+: bad argument #2 to 'peers'", r[2])
+      assert.matches("^spec/scenario/14%-answers_spec%.lua:%d+: bad argument #1 to 'ns:find' "
         .. "%(path contains a NUL byte%)", r[3])
-      assert.matches("^spec/14%-answers_spec%.lua:%d+: bad argument #1 to 'find'", r[4])
-      assert.matches("^spec/14%-answers_spec%.lua:%d+: bad argument #2 to 'mounted' "
+      assert.matches("^spec/scenario/14%-answers_spec%.lua:%d+: bad argument #1 to 'find'", r[4])
+      assert.matches("^spec/scenario/14%-answers_spec%.lua:%d+: bad argument #2 to 'mounted' "
         .. "%(path contains a NUL byte%)", r[5])
     end)
   end)

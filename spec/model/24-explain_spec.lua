@@ -488,7 +488,7 @@ describe("the options of a replay, a mirror and run's both", function()
     local mirror = require "mountns.mirror"
     local runner = require "mountns.runner"
     local scenario = require "mountns.scenario"
-    local here = "^spec/24%-explain_spec%.lua:%d+: "
+    local here = "^spec/model/24%-explain_spec%.lua:%d+: "
     local cases = {
       { function() model.replay({}, { lockd_root = true }) end,
         "bad argument #2 to 'model.replay' (unknown option 'lockd_root')" },

@@ -196,8 +196,8 @@ describe("the golden text's option", function()
     local ok2, err2 = pcall(function()
       local r = format.golden("", t, t, { source = "yes" }); return r end)
     assert.is_false(ok2)
-    assert.equal("spec/34-observe_spec.lua:" .. (line + 6) .. ": bad argument #4 to 'golden' "
-      .. "(option 'source' must be a boolean, got string)", err2)
+    assert.equal("spec/scenario/34-observe_spec.lua:" .. (line + 6)
+      .. ": bad argument #4 to 'golden' (option 'source' must be a boolean, got string)", err2)
     -- a boolean is taken, both ways
     assert.equal("1 2 0:1 / / rw - s\n", format.golden_text(t, { source = true }))
     assert.equal("1 2 0:1 / / rw\n", format.golden_text(t, { source = false }))
@@ -221,8 +221,8 @@ describe("check's table reads in a scenario", function()
       return o, w
     end)
     assert.same({ "run", "run", "mkdir" }, ops)
-    assert.equal("spec/34-observe_spec.lua:" .. (line + 2), wheres[1])
-    assert.equal("spec/34-observe_spec.lua:" .. (line + 3), wheres[2])
+    assert.equal("spec/scenario/34-observe_spec.lua:" .. (line + 2), wheres[1])
+    assert.equal("spec/scenario/34-observe_spec.lua:" .. (line + 3), wheres[2])
   end)
 end)
 

@@ -488,10 +488,10 @@ describe("make test", function()
           .. "' -prune -o -print | sort")
       end
       local before = listing()
-      local out24 = run("spec/24-explain_spec.lua --filter=outcomes.differ "
+      local out24 = run("spec/model/24-explain_spec.lua --filter=outcomes.differ "
         .. "--filter=could.not.mirror --filter=strict:.a.step")
       local after24 = listing()
-      local out06 = run("spec/06-format_spec.lua")
+      local out06 = run("spec/output/06-format_spec.lua")
       return { before = before, after24 = after24, after = listing(),
                out24 = out24, out06 = out06 }
     end)
