@@ -114,6 +114,7 @@ function M.new(first_label, opts)
   local m = model.replayer { label = first_label, locked_root = locked,
                              override = opts and opts.override }
   m.strict = opts and opts.strict or nil
+  m.live = true -- the kernel's mount fds are open or closed as the steps come
   return setmetatable(m, Mirror)
 end
 

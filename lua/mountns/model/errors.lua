@@ -16,6 +16,7 @@ local STRERROR = {
   EEXIST = "File exists", ENODEV = "No such device", EISDIR = "Is a directory",
   EROFS = "Read-only file system", EACCES = "Permission denied",
   ENOTEMPTY = "Directory not empty", EXDEV = "Invalid cross-device link",
+  EAGAIN = "Resource temporarily unavailable",
 }
 M.STRERROR = STRERROR
 

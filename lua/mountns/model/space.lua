@@ -18,6 +18,7 @@ local listing = require "mountns.model.listing"
 local ops = require "mountns.model.ops"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
+local newapi = require "mountns.model.newapi"
 
 local M = {}
 
@@ -87,6 +88,8 @@ function World:namespace(opts)
   local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755", self.users)
   local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
+  -- (not in the initial user namespace: umount's `force` is EPERM)
+  if opts.locked_root then self.unprivileged_ = true end
   return new_ns(self, root, opts.label, self.users)
 end
 
@@ -117,6 +120,7 @@ local function method(name, body)
 end
 
 local function set_call(ns, text, target, source)
+  newapi.touch(ns, text, target, source)
   ns.world.current_call = text
   -- target, source: the paths of the call, for explain (the text cannot
   -- be split where a path holds a space)
@@ -505,9 +509,14 @@ function Space:shell(text, opts)
   return out, names, steps
 end
 
+-- the mount fd API (model.newapi): open_tree, move_mount, fsmount,
+-- mount_setattr, with the kernel's rules and errno names
+for _, name in ipairs { "open_tree", "move_mount", "fsmount", "mount_setattr" } do
+  Space[name] = method(name, newapi[name])
+end
+
 for _, name in ipairs { "exec", "pid", "watch", "userns", "handle",
-                        "chdir", "symlink", "open_tree", "move_mount", "fsmount",
-                        "mount_setattr" } do
+                        "chdir", "symlink" } do
   Space[name] = function(self)
     check_open(self, name)
     error("ns:" .. name .. ": not available in the model", 2)
