@@ -101,7 +101,7 @@ function MountFd:__tostring()
 end
 
 function MountFd.__eq(a, b)
-  return a == b or (not a.closed and not b.closed and a.mount == b.mount)
+  return rawequal(a, b) or (not a.closed and not b.closed and a.mount == b.mount)
 end
 
 -- A new fd on mount (at dpath of it) named `what`; owning: it holds the
@@ -324,6 +324,11 @@ local function move_mount(ns, from, to, opts)
     or (opts.beneath and "move_mount beneath" or "move_mount")
   local w = ns.world
   call_event(ns, op .. " " .. fname .. " " .. tname, tpath, fpath)
+  -- MOVE_MOUNT_BENEATH came with Linux 6.5: an unknown flag before
+  local major, minor = w.linux:match("^(%d+)%.(%d+)")
+  if opts.beneath and tonumber(major) * 1000 + tonumber(minor) < 6005 then
+    fail("EINVAL", op, fname, tname)
+  end
   local old, odpath, onode = place(ns, ffd, fpath, op, fname, tname)
   local p, pdpath, pnode = place(ns, tfd, tpath, op, fname, tname)
   if opts.set_group then return set_group(ns, old, odpath, p, pdpath, op, fname, tname) end
