@@ -65,8 +65,8 @@ describe("mountns check: the generator", function()
       'ns1:mount("t1", "/b", "tmpfs")',
       'ns1:mkdir("/a")',
       'ns1:make_shared("/b", { recursive = true })',
-      'ns1:umount("/b")',
-      'ns1:make_slave("/")',
+      'ns1:make_private("/b", { recursive = true })',
+      'ns1:move_mount("/b", "/a")',
     }, "\n")
     assert.equal(want, listing(check.generate(42, 1, 8)))
     -- sequence i depends on the seed and i only: not on what ran before
@@ -87,6 +87,9 @@ describe("mountns check: the generator", function()
         if type(a[a.n]) == "table" then
           for k, v in pairs(a[a.n]) do key = key .. " " .. k .. "=" .. tostring(v) end
         elseif st.op == "umount" and a.n == 2 then key = key .. " " .. a[2] end
+        if st.op == "mount_setattr" and a[2].propagation then
+          key = "mount_setattr propagation=" .. a[2].propagation
+        end
         seen[key] = true
         if st.op == "unshare" then open = open + 1 elseif st.op == "close" then open = open - 1 end
         assert.is_true(open >= 1 and open <= 4)
@@ -96,7 +99,10 @@ describe("mountns check: the generator", function()
     for _, key in ipairs { "mkdir", "mount", "bind", "bind recursive=true", "move", "umount",
         "umount detach", "remount", "remount bind=true", "make_shared",
         "make_shared recursive=true", "make_private", "make_slave", "make_unbindable",
-        "make_unbindable recursive=true", "close" } do
+        "make_unbindable recursive=true", "close", "umount force", "umount expire",
+        "mount_setattr ro=true", "mount_setattr ro=false",
+        "mount_setattr propagation=shared", "mount_setattr propagation=unbindable",
+        "move_mount", "move_mount set_group=true", "move_mount beneath=true" } do
       assert.is_true(seen[key], key)
     end
     local props = {}

@@ -86,7 +86,16 @@ local MAKES = { "make_shared", "make_private", "make_slave", "make_unbindable" }
 local OPS = {
   { "mkdir", 3 }, { "mount", 4 }, { "bind", 5 }, { "move", 2 }, { "umount", 3 },
   { "remount", 1 }, { "make", 6 }, { "unshare", 3 }, { "close", 1 },
+  { "mount_setattr", 2 }, { "move_mount", 2 },
 }
+-- mount_setattr's attribute sets the generator draws (each alone, maybe
+-- with recursive), and move_mount's three kinds
+local SETATTRS = {
+  { ro = true }, { ro = false }, { nosuid = true }, { noexec = false }, { noatime = true },
+  { propagation = "shared" }, { propagation = "private" }, { propagation = "slave" },
+  { propagation = "unbindable" },
+}
+local MOVE_KINDS = { "move", "move", "set_group", "beneath" }
 local TOTAL = 0
 for _, o in ipairs(OPS) do TOTAL = TOTAL + o[2] end
 
@@ -217,7 +226,24 @@ function M.generate(seed, index, k, opts)
     elseif op == "umount" then
       local p = mountpoint(g)
       g.mounts[p] = nil
-      args = r:int(3) == 1 and { p, "detach", n = 2 } or { p, n = 1 }
+      local how = r:int(6)
+      args = how <= 2 and { p, "detach", n = 2 } or how == 3 and { p, "force", n = 2 }
+        or how == 4 and { p, "expire", n = 2 } or { p, n = 1 }
+    elseif op == "mount_setattr" then
+      local attrs = {}
+      for key, v in pairs(r:pick(SETATTRS)) do attrs[key] = v end
+      if r:int(3) == 1 then attrs.recursive = true end
+      args = { mountpoint(g, 6), attrs, n = 2 }
+    elseif op == "move_mount" then
+      -- by paths only: a mount fd cannot be a step's argument (never `/`)
+      local kind = r:pick(MOVE_KINDS)
+      local a, b = mountpoint(g), kind == "move" and dir(g) or mountpoint(g)
+      if kind == "move" then
+        if g.dirs[b] then show(g, a, b); hide(g, a); g.mounts[a] = nil end
+        args = { a, b, n = 2 }
+      else
+        args = { a, b, { [kind] = true }, n = 3 }
+      end
     elseif op == "remount" then
       local how = r:pick { "ro", "rw" }
       args = r:int(2) == 1 and { mountpoint(g, 6), how, nil, { bind = true }, n = 4 }
