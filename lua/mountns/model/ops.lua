@@ -111,7 +111,10 @@ local function move_op(ns, from, to)
   -- detached root it was pivoted from): moving it gives ELOOP below
   if omnt.locked then fail("EINVAL", op, from, to) end
   if not mount_root(omnt, odpath) then fail("EINVAL", op, from, to) end
-  check_dir_match(onode, pnode, op, from, to)
+  -- a file onto a directory or back: do_move_mount's EINVAL (bind's is ENOTDIR)
+  if (onode.dir and true or false) ~= (pnode.dir and true or false) then
+    fail("EINVAL", op, from, to)
+  end
   if omnt.parent and omnt.parent.group then fail("EINVAL", op, from, to) end
   if pmnt.group and tree_has_unbindable(omnt) then fail("EINVAL", op, from, to) end
   local p = pmnt

@@ -88,8 +88,6 @@ function World:namespace(opts)
   local sb = new_sb(self, "tmpfs", "mountns", "rw,mode=755", self.users)
   local root = new_mount(self, sb, "/", default_flags())
   root.locked = opts.locked_root or false
-  -- (not in the initial user namespace: umount's `force` is EPERM)
-  if opts.locked_root then self.unprivileged_ = true end
   return new_ns(self, root, opts.label, self.users)
 end
 
