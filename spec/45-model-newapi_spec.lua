@@ -365,6 +365,24 @@ describe("the new mount API, kernel and model #model #novalgrind", function()
   end)
 end)
 
+describe("umount expire's mark #model #novalgrind", function()
+  local it = helper.model_it
+  -- the reproducers `mountns check` shrank (seeds 11 and 12, 10,000
+  -- sequences each): which failed calls clear the mark
+  it("a failed lookup through the mount clears it; a move_mount whose target is missing "
+    .. "does not", function()
+    local _, out = same(function(ns, _, try)
+      ns:mkdir("/a/x"); ns:bind("/a", "/a/x")
+      try(ns.umount, ns, "/a/x", "expire")
+      try(ns.umount, ns, "/a/x/y")              -- ENOENT: its walk put /a/x (mntput)
+      try(ns.umount, ns, "/a/x", "expire")      -- EAGAIN again
+      try(ns.move_mount, ns, "/a/x", "/b")      -- ENOENT: the mark stays
+      try(ns.umount, ns, "/a/x", "expire")      -- gone
+    end)
+    assert.are.equal("EAGAIN ENOENT EAGAIN ENOENT ok", out)
+  end)
+end)
+
 describe("model mount fds #model", function()
   it("close twice, use after close, tostring, fileno and == as the core's", function()
     local w = model.new()

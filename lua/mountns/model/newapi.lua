@@ -214,8 +214,8 @@ local function check_same_user(ns, name)
   end
 end
 
+-- (the marks a call's lookups clear: `touch` below, once they succeeded)
 local function call_event(ns, text, target, source)
-  M.touch(ns, text, target, source)
   ns.world.current_call = text
   event(ns.world, { ns = ns.label_, call = text, kind = "call", target = target,
                     source = source })
@@ -252,6 +252,7 @@ local function open_tree(ns, from, opts)
   local w = ns.world
   call_event(ns, (opts.clone and "open_tree clone " or "open_tree ") .. name, path)
   local mnt, dpath = place(ns, fd, path, op, name)
+  mnt.expiry_mark = nil
   if fd and (mnt.dissolved or not ours(ns, mnt)) then fail("EINVAL", op, name) end
   if not opts.clone then
     return new_fd(w, mnt, dpath, "open_tree " .. name, false)
@@ -331,6 +332,9 @@ local function move_mount(ns, from, to, opts)
   end
   local old, odpath, onode = place(ns, ffd, fpath, op, fname, tname)
   local p, pdpath, pnode = place(ns, tfd, tpath, op, fname, tname)
+  -- both found: their puts clear the marks (a failed lookup of `to` left
+  -- the mark of `from` on 6.18: measured by `check`)
+  old.expiry_mark, p.expiry_mark = nil, nil
   if opts.set_group then return set_group(ns, old, odpath, p, pdpath, op, fname, tname) end
   if tfd then
     if p.ns == nil and p.anon and not p.dissolved then
@@ -417,6 +421,7 @@ local function mount_setattr(ns, target, attrs)
   -- build_mount_idmapped: an idmap of the initial user namespace
   if idmap and idmap.id and idmap:id() == INIT_USERNS then fail("EPERM", op, name) end
   local mnt, dpath = place(ns, fd, path, op, name)
+  mnt.expiry_mark = nil
   if dpath ~= mnt.root then fail("EINVAL", op, name) end
   if mnt.dissolved or not ours(ns, mnt) then fail("EINVAL", op, name) end
   local list = attrs.recursive and subtree(mnt) or { mnt }
@@ -589,20 +594,24 @@ M.open_tree, M.move_mount, M.mount_setattr, M.fsmount = open_tree, move_mount, m
   fsmount
 
 --- A call of ns on these paths uses the mounts they end in: mntput clears
--- their MNT_EXPIRE marks (model.umount's expire), but umount2's own put
--- (mntput_no_expire), so an umount call clears none.
+-- their MNT_EXPIRE marks (model.umount's expire); umount2 puts the mount
+-- it found with mntput_no_expire, which keeps it, but a lookup of its
+-- that failed puts where it stopped with mntput (measured: `check`).
 -- @param ns a model namespace
 -- @tparam string text the call ("mkdir /A/x")
 -- @tparam[opt] string target
 -- @tparam[opt] string source
 function M.touch(ns, text, target, source)
-  if not ns.world.expiry_marks_ or text:find("^umount ") then return end
+  if not ns.world.expiry_marks_ then return end
+  local umount = text:find("^umount ") ~= nil
   for _, p in ipairs { target or "/", source or "/" } do
     if type(p) == "string" and p:sub(1, 1) == "/" then
       p = walkpath(p)
-      for _, q in ipairs { p, paths.parent_dir(p) } do
-        local ok, mnt = pcall(resolve, ns, q, "touch", q)
-        if ok then mnt.expiry_mark = nil end
+      local found, mnt = pcall(resolve, ns, p, "touch", p)
+      if found and not umount then mnt.expiry_mark = nil end
+      if not found or not umount then
+        local ok, up = pcall(resolve, ns, paths.parent_dir(p), "touch", p)
+        if ok then up.expiry_mark = nil end
       end
     end
   end
