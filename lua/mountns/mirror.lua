@@ -12,8 +12,8 @@
 -- What a model cannot mirror is never passed over in silence: `ns:run`
 -- (its function is code mountns cannot see) and `ns:exec` (a host tool)
 -- are opaque, a method the model does not have ("not available in the
--- model": `pivot_root`, `chdir`, `symlink`, the new mount API) is not
--- modelled; each becomes a note. The tables are still compared after it:
+-- model": `chdir`, `symlink`, a mount onto a detached tree, a mount fd it
+-- was not shown) is not modelled; each becomes a note. The tables are still compared after it:
 -- if they differ right there, the mirror stops (the model lost track, a
 -- note says so and how many steps went uncompared) instead of blaming the
 -- model for what it was never shown.
@@ -120,6 +120,7 @@ function M.new(first_label, opts)
   local m = model.replayer { label = first_label, locked_root = locked,
                              override = opts and opts.override }
   m.strict = opts and opts.strict or nil
+  m.live = true -- the kernel's mount fds are open or closed as the steps come
   return setmetatable(m, Mirror)
 end
 

@@ -196,6 +196,7 @@ end
 -- level: the method's caller, as `error` counts from record's caller (2
 -- when the method calls record); fn: the function ns:run ran. Returns the
 -- step, or nil for an ns:run of mountns's own (see below).
+local WEAK = { __mode = "v" }
 local function record(ns, op, args, r, new, level, fn)
   -- mountns's own ns:run calls (find's statmount, a shell's file tests,
   -- check's table reads) only read: a step is the user's code only. The
@@ -215,6 +216,11 @@ local function record(ns, op, args, r, new, level, fn)
     step.ok, step.error = false, r[3]
   end
   if not step.ok then step.errno = errno_of(step.error) end
+  -- the mount fd open_tree or fsmount made, for a replay to link its own
+  -- to (held weakly: the step must not keep the fd from its __gc)
+  if step.ok and (op == "open_tree" or op == "fsmount") then
+    step.result = setmetatable({ r[2] }, WEAK)
+  end
   step.where, step.via = caller(level + 2)
   local steps = state.steps
   steps[#steps + 1] = step

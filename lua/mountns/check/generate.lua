@@ -61,7 +61,17 @@ local OPS = {
   { "remount", 1 }, { "make", 6 }, { "unshare", 3 }, { "close", 1 },
   -- what a script sees: files through the mounts, and root views
   { "write", 2 }, { "read", 1 }, { "exists", 1 }, { "ls", 1 }, { "mounts", 1 },
+  -- the new mount API, by paths
+  { "mount_setattr", 2 }, { "move_mount", 2 },
 }
+-- mount_setattr's attribute sets the generator draws (each alone, maybe
+-- with recursive), and move_mount's three kinds
+local SETATTRS = {
+  { ro = true }, { ro = false }, { nosuid = true }, { noexec = false }, { noatime = true },
+  { propagation = "shared" }, { propagation = "private" }, { propagation = "slave" },
+  { propagation = "unbindable" },
+}
+local MOVE_KINDS = { "move", "move", "set_group", "beneath" }
 
 --- The operations whose answer (not only success or the errno) is
 -- compared: the file a read gives, a directory's names, a root view.
@@ -201,7 +211,24 @@ function M.generate(seed, index, k, opts)
     elseif op == "umount" then
       local p = mountpoint(g)
       g.mounts[p] = nil
-      args = r:int(3) == 1 and { p, "detach", n = 2 } or { p, n = 1 }
+      local how = r:int(6)
+      args = how <= 2 and { p, "detach", n = 2 } or how == 3 and { p, "force", n = 2 }
+        or how == 4 and { p, "expire", n = 2 } or { p, n = 1 }
+    elseif op == "mount_setattr" then
+      local attrs = {}
+      for key, v in pairs(r:pick(SETATTRS)) do attrs[key] = v end
+      if r:int(3) == 1 then attrs.recursive = true end
+      args = { mountpoint(g, 6), attrs, n = 2 }
+    elseif op == "move_mount" then
+      -- by paths only: a mount fd cannot be a step's argument (never `/`)
+      local kind = r:pick(MOVE_KINDS)
+      local a, b = mountpoint(g), kind == "move" and dir(g) or mountpoint(g)
+      if kind == "move" then
+        if g.dirs[b] then show(g, a, b); hide(g, a); g.mounts[a] = nil end
+        args = { a, b, n = 2 }
+      else
+        args = { a, b, { [kind] = true }, n = 3 }
+      end
     elseif op == "remount" then
       local how = r:pick { "ro", "rw" }
       args = r:int(2) == 1 and { mountpoint(g, 6), how, nil, { bind = true }, n = 4 }

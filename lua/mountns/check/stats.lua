@@ -40,7 +40,7 @@ function M.count_steps(stats, steps)
     bump(stats.ops, st.op)
     for j = 1, st.args.n do
       local a = st.args[j]
-      if a == "detach" then bump(stats.flags, "detach") end
+      if a == "detach" or a == "force" or a == "expire" then bump(stats.flags, a) end
       if type(a) == "table" then
         for k, v in pairs(a) do
           if k == "propagation" then bump(stats.propagations, v)

@@ -17,6 +17,7 @@ local STRERROR = {
   EROFS = "Read-only file system", EACCES = "Permission denied",
   ENOTEMPTY = "Directory not empty", EXDEV = "Invalid cross-device link",
   ENOSPC = "No space left on device",
+  EAGAIN = "Resource temporarily unavailable",
 }
 M.STRERROR = STRERROR
 

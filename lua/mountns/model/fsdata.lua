@@ -430,6 +430,17 @@ end
 -- never changed in place)
 local plain = {}
 
+--- Who mounts in ns: root in the initial user namespace, else the
+-- world's owner of the user namespaces (space.lua's World:namespace sets
+-- w.init_user and w.userns_who): what uid, gid and noswap may be.
+-- @param ns a model namespace
+-- @treturn table
+function M.who(ns)
+  local w = ns.world
+  if ns.user == w.init_user then return M.ROOT end
+  return w.userns_who
+end
+
 --- The options of a new superblock of fstype mounted with the flags
 -- `names` and data (raises EINVAL for op as the kernel does).
 -- @treturn table the options (sb.opts)

@@ -24,7 +24,9 @@
 -- trees, IDs, peer groups, path lookup), `model.propagate`,
 -- `model.umount`, `model.checks` (argument checks), `model.fsdata` (mount
 -- data), `model.listing` (the mount table), `model.events` (a watch's
--- events), `model.ops` (what mount(2) does), `model.space` (the
+-- events), `model.ops` (what mount(2) does), `model.newapi` (the mount fd
+-- calls: open_tree, move_mount, fsmount, mount_setattr, and their fds),
+-- `model.space` (the
 -- namespace class), `model.scenario`, `model.replay`; this module is the
 -- public face: what `require "mountns.model"` returns.
 -- @module mountns.model

@@ -21,6 +21,7 @@ local function options_text(f)
   if f.nodiratime then out[#out + 1] = "nodiratime" end
   if f.atime == "relatime" then out[#out + 1] = "relatime" end
   if f.nosymfollow then out[#out + 1] = "nosymfollow" end
+  if f.idmapped then out[#out + 1] = "idmapped" end -- (mount_setattr: model.newapi)
   f.text_ = table.concat(out, ",")
   return f.text_
 end

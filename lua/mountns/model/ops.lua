@@ -41,14 +41,8 @@ local function mount_flags_of(names, old)
   return f
 end
 
--- who mounts in ns (model.fsdata): root in the initial user namespace,
--- else the world's owner of the user namespaces (space.lua's
--- World:namespace sets w.init_user and w.userns_who)
-local function who_of(ns)
-  local w = ns.world
-  if ns.user == w.init_user then return fsdata.ROOT end
-  return w.userns_who
-end
+-- who mounts in ns (model.fsdata)
+local who_of = fsdata.who
 
 local function check_dir_match(src_node, dst_node, op, p1, p2)
   if (src_node.dir and true or false) ~= (dst_node.dir and true or false) then
@@ -122,7 +116,7 @@ local function move_op(ns, from, to)
   -- detached root it was pivoted from): moving it gives ELOOP below
   if omnt.locked then fail("EINVAL", op, from, to) end
   if not mount_root(omnt, odpath) then fail("EINVAL", op, from, to) end
-  -- (do_move_mount: EINVAL, where graft_tree's bind says ENOTDIR)
+  -- a file onto a directory or back: do_move_mount's EINVAL (bind's is ENOTDIR)
   if (onode.dir and true or false) ~= (pnode.dir and true or false) then
     fail("EINVAL", op, from, to)
   end

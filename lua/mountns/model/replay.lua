@@ -10,6 +10,7 @@ local world = require "mountns.model.world"
 local errors = require "mountns.model.errors"
 -- (world:namespace, and whether unshare's result is a model namespace)
 local space = require "mountns.model.space"
+local newapi = require "mountns.model.newapi"
 
 local M = {}
 
@@ -107,7 +108,11 @@ function Replay:apply(step)
   end
   local w = self.world
   local first_event = #w.events + 1
-  local args = step.args or { n = 0 }
+  -- the kernel's mount fds in the step, as the model fds they stand for
+  -- (live: the model fds of kernel fds closed since are closed first)
+  if self.live then newapi.sync(self) end
+  local args, unshown = newapi.translate(self, step.args or { n = 0 })
+  if not args then return "not modelled", unshown end
   local fn = self.override and self.override[step.op] or ns[step.op]
   local res
   if type(fn) ~= "function" then
@@ -120,6 +125,8 @@ function Replay:apply(step)
   if not ok and msg:find("not available in the model", 1, true) then
     return "not modelled", msg
   end
+  local kernel_fd = ok and step.result and step.result[1]
+  if kernel_fd ~= nil and newapi.is_fd(res[2]) then newapi.link(self, kernel_fd, res[2]) end
   if ok and step.op == "unshare" and step.new then
     self.by_serial[step.new] = res[2]
     if step.label and space.is_namespace(res[2]) then res[2]:label(step.label) end

@@ -20,6 +20,7 @@ local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
 local fsdata = require "mountns.model.fsdata"
 local events = require "mountns.model.events"
+local newapi = require "mountns.model.newapi"
 
 local M = {}
 
@@ -131,6 +132,7 @@ local function method(name, body)
 end
 
 local function set_call(ns, text, target, source)
+  newapi.touch(ns, text, target, source)
   ns.world.current_call = text
   -- target, source: the paths of the call, for explain (the text cannot
   -- be split where a path holds a space)
@@ -624,9 +626,14 @@ function Space:watch(opts)
   return a, b, c, d
 end
 
+-- the mount fd API (model.newapi): open_tree, move_mount, fsmount,
+-- mount_setattr, with the kernel's rules and errno names
+for _, name in ipairs { "open_tree", "move_mount", "fsmount", "mount_setattr" } do
+  Space[name] = method(name, newapi[name])
+end
+
 for _, name in ipairs { "exec", "pid", "userns", "handle",
-                        "chdir", "symlink", "open_tree", "move_mount", "fsmount",
-                        "mount_setattr" } do
+                        "chdir", "symlink" } do
   Space[name] = function(self)
     check_open(self, name)
     error("ns:" .. name .. ": not available in the model", 2)
