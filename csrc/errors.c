@@ -43,7 +43,8 @@ const char *lmns_errno_name(int err)
 }
 
 /*
- * Push nil, "op path1 path2: strerror (ENAME)", err and return 3. The
+ * Push nil, "op path1 path2: strerror (ENAME)", err and return 3 (with
+ * ": needs Linux X.Y" after an ENOSYS of a call features.c dates). The
  * paths are escaped as every output is (tree.c): a message is shown, and a
  * newline or ESC in a crafted path must not reach the terminal raw.
  * err is passed in (not read from errno) because callers must save errno
@@ -53,6 +54,7 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	      const char *path2)
 {
 	luaL_Buffer b;
+	const char *since;
 
 	lua_pushnil(L);
 	luaL_buffinit(L, &b);
@@ -70,6 +72,11 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	luaL_addstring(&b, " (");
 	luaL_addstring(&b, lmns_errno_name(err));
 	luaL_addchar(&b, ')');
+	/* a call this kernel lacks: say which release brought it */
+	if (err == ENOSYS && (since = lmns_features_since(op))) {
+		luaL_addstring(&b, ": needs Linux ");
+		luaL_addstring(&b, since);
+	}
 	luaL_pushresult(&b);
 	lua_pushinteger(L, err);
 	return 3;

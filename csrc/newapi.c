@@ -236,8 +236,16 @@ static int lmns_newapi_move_mount(lua_State *L)
 	if (to.empty)
 		flags |= MOVE_MOUNT_T_EMPTY_PATH;
 	if (syscall(SYS_move_mount, from.dfd, from.path, to.dfd, to.path,
-		    flags) != 0)
-		return lmns_fail(L, errno, op, from.name, to.name);
+		    flags) != 0) {
+		int err = errno;
+
+		/* a kernel without the flag says EINVAL: say what it lacks */
+		if (err == EINVAL && (flags & (MOVE_MOUNT_SET_GROUP |
+		    MOVE_MOUNT_BENEATH)) && !lmns_has_move_flag(flags &
+		    (MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_BENEATH)))
+			err = ENOSYS;
+		return lmns_fail(L, err, op, from.name, to.name);
+	}
 	lua_pushboolean(L, 1);
 	return 1;
 }

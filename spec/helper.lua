@@ -226,6 +226,26 @@ function helper.root_it(reason)
   end
 end
 
+--- busted's `it` for a test that needs features of `mountns.features()`
+-- (names given): on a kernel without one, a pending test whose name says
+-- which Linux release brought it (`core.feature_since`) and which kernel
+-- this is. Use: `helper.feature_it("mount_setattr")("name", function() end)`.
+function helper.feature_it(...)
+  local busted = require "busted"
+  local mountns = require "mountns"
+  local have, missing = mountns.features(), {}
+  for _, name in ipairs { ... } do
+    local since = assert(require("mountns.core").feature_since[name], name .. ": no such feature")
+    if not have[name] then missing[#missing + 1] = name .. ": Linux " .. since end
+  end
+  if #missing == 0 then return busted.it end
+  local why = string.format("needs %s; this is %d.%d", table.concat(missing, ", "),
+    helper.kernel_version()[1], helper.kernel_version()[2])
+  return function(name)
+    return busted.pending(name .. " [" .. why .. "]")
+  end
+end
+
 --- The running kernel's version, {major, minor} (from
 -- /proc/sys/kernel/osrelease, read only).
 function helper.kernel_version()
