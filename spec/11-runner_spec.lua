@@ -359,10 +359,12 @@ describe("mountns run --kernel", function()
 
   it("names the kernels it knows and refuses what cannot come back", function()
     local out = cli("run --kernel 5.4 x.lua")
-    assert.matches("run: %-%-kernel: 6%.1, 6%.12 or host expected, got 5%.4", out)
+    assert.matches("run: %-%-kernel: 5%.10, 6%.1, 6%.12, 7%.2, 7%.3, host or a path to a "
+      .. "kernel image expected, got 5%.4", out)
     assert.matches("exit=2\n?$", out)
     out = cli("run --kernel")
-    assert.matches("run: %-%-kernel needs 6%.1, 6%.12 or host", out)
+    assert.matches("run: %-%-kernel needs a kernel: a series %(such as 5%.10 or 7%.3%), host "
+      .. "or a path to a kernel image", out)
     assert.matches("exit=2\n?$", out)
     out = cli("run --kernel 6.1 --dot d x.lua")
     assert.matches("run: %-%-dot with %-%-kernel: nothing of the guest reaches the host", out)

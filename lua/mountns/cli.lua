@@ -33,9 +33,11 @@ usage: mountns run [-j N] [--tap] [--dot DIR] [--golden] [--timeout S] [--kernel
          its namespaces, peer groups and slave edges at the scenario's end;
          --golden prints after each passing scenario the golden text of its
          namespaces at its end (normalised, article form), to paste into
-         expect.golden. --kernel K (6.1, 6.12 or host): run them inside a
-         virtual machine booting Debian's kernel K (vm/run, from a source
-         tree; make matrix-deps), output and exit status passed through.
+         expect.golden. --kernel K (5.10, 6.1, 6.12, 7.2, 7.3, host, or a path to a
+         kernel image with its modules directory beside it): run them in a
+         virtual machine booting Debian's kernel K or that image (vm/run,
+         from a source tree; make matrix-deps), output and exit status
+         passed through.
          --model: run the scenarios on the model (mountns.model: the
          kernel's propagation rules in Lua, no namespaces) instead;
          --linux V (with --model): the rules of Linux V (6.1, 6.12, 6.18;
