@@ -20,65 +20,10 @@ static struct {
 	uint64_t statmount_mask;
 } feat;
 
-/*
- * The first Linux release with each feature: the one home of these numbers,
- * read by lmns_fail (a call a kernel lacks fails with ENOSYS and names the
- * release it needs) and by Lua through core.feature_since. `op` is the
- * operation word of that call's error message ("move_mount set_group"
- * before "move_mount": the longer one is looked up first). Debian's 5.10
- * has MOVE_MOUNT_SET_GROUP backported (features() probes, never guesses).
- */
-static const struct {
-	const char *name, *op, *since;
-} since[] = {
-	{ "set_group", "move_mount set_group", "5.15" },
-	{ "beneath", "move_mount beneath", "6.5" },
-	{ "open_tree", "open_tree", "5.2" },
-	{ "move_mount", "move_mount", "5.2" },
-	{ "fsmount", "fsopen", "5.2" },
-	{ "fsmount", "fsconfig", "5.2" },
-	{ "fsmount", "fsmount", "5.2" },
-	{ "mount_setattr", "mount_setattr", "5.12" },
-	{ "idmap", NULL, "5.12" },
-	{ "idmap_tmpfs", NULL, "6.3" },
-	{ "listmount", "listmount", "6.8" },
-	{ "statmount", "statmount", "6.8" },
-	{ "statx_unique_id", NULL, "6.8" },
-	{ "mntns_id", NULL, "6.11" },
-	{ "listmount_ns", NULL, "6.11" },
-	{ "statmount_complete", NULL, "6.13" },
-	{ "fanotify_mounts", "fanotify_init FAN_REPORT_MNT", "6.15" },
-};
-#define NSINCE (sizeof(since) / sizeof(since[0]))
-
-const char *lmns_features_since(const char *op)
-{
-	size_t i, n;
-
-	for (i = 0; i < NSINCE; i++) {
-		if (!since[i].op)
-			continue;
-		n = strlen(since[i].op);
-		if (strncmp(op, since[i].op, n) == 0 &&
-		    (op[n] == '\0' || op[n] == ' '))
-			return since[i].since;
-	}
-	return NULL;
-}
-
 /* The syscall exists when calling it with a bad flag is not ENOSYS. */
 static int lmns_has_syscall(long rc)
 {
 	return !(rc < 0 && errno == ENOSYS);
-}
-
-/* move_mount knows flag f when it is not rejected as EINVAL up front: with
- * NULL paths a kernel that knows it fails later, with EFAULT or ENOENT. */
-int lmns_has_move_flag(unsigned int f)
-{
-	long rc = syscall(SYS_move_mount, -1, NULL, -1, NULL, f);
-
-	return !(rc < 0 && (errno == EINVAL || errno == ENOSYS));
 }
 
 static void lmns_features_probe(lua_State *L)
@@ -189,25 +134,8 @@ static int lmns_features_features(lua_State *L)
 	return 1;
 }
 
-/***
-The first Linux release with each feature of `features` (a string such as
-"5.12" by feature name): what the ENOSYS message of a call this kernel
-lacks names, and the reason a spec needing it is pending.
-@table feature_since
-@usage if not mountns.core.features().mount_setattr then
-  print("mount_setattr needs Linux " .. mountns.core.feature_since.mount_setattr)
-end
-*/
 void lmns_features_open(lua_State *L)
 {
-	size_t i;
-
 	lua_pushcfunction(L, lmns_features_features);
 	lua_setfield(L, -2, "features");
-	lua_createtable(L, 0, (int)NSINCE);
-	for (i = 0; i < NSINCE; i++) {
-		lua_pushstring(L, since[i].since);
-		lua_setfield(L, -2, since[i].name);
-	}
-	lua_setfield(L, -2, "feature_since");
 }

@@ -230,9 +230,7 @@ lmns_handle *lmns_mountfd_test(lua_State *L, int arg);
 int lmns_mount_id_of(int dfd, const char *path, int flags,
 		     unsigned long long *id, int *unique);
 
-/* features.c: the first Linux release with the call named op (the word
- * of its error message), or NULL; whether move_mount knows flag f */
-const char *lmns_features_since(const char *op);
+/* newapi.c: whether move_mount knows flag f */
 int lmns_has_move_flag(unsigned int f);
 
 /* features.c: the probe's statmount mask, what a mountinfo record needs */

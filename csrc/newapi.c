@@ -187,6 +187,15 @@ static int lmns_newapi_open_tree(lua_State *L)
 	return 1;
 }
 
+/* move_mount knows flag f (features() and move_mount ask) when it is not rejected as EINVAL up front: with
+ * NULL paths a kernel that knows it fails later, with EFAULT or ENOENT. */
+int lmns_has_move_flag(unsigned int f)
+{
+	long rc = syscall(SYS_move_mount, -1, NULL, -1, NULL, f);
+
+	return !(rc < 0 && (errno == EINVAL || errno == ENOSYS));
+}
+
 /***
 Move or attach a mount, or copy a peer group. Symlinks are followed (as
 mount(8) does) unless `nofollow`.
