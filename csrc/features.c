@@ -106,7 +106,10 @@ that cannot change anything.
 `mount_setattr`, `idmap`, `set_group`, `beneath`, `listmount`,
 `statmount`, `mntns_id` (NS_GET_MNTNS_ID), `listmount_ns` (another
 namespace by ID), `statx_unique_id`, `statmount_complete` (every field of
-a mountinfo record; Linux 6.13+), and `statmount_mask` (an integer)
+a mountinfo record; Linux 6.13+), and `statmount_mask` (an integer).
+`set_group` and `beneath` are false in a process without the right to
+mount where the kernel checks that first (5.10, 6.18): `mountns.features()`
+asks again in a child that may mount.
 */
 static int lmns_features_features(lua_State *L)
 {

@@ -187,13 +187,20 @@ static int lmns_newapi_open_tree(lua_State *L)
 	return 1;
 }
 
-/* move_mount knows flag f (features() and move_mount ask) when it is not rejected as EINVAL up front: with
- * NULL paths a kernel that knows it fails later, with EFAULT or ENOENT. */
+/*
+ * move_mount knows flag f (features() and move_mount ask) when it is not
+ * rejected as EINVAL up front: with NULL paths a kernel that knows it fails
+ * later, with EFAULT or ENOENT. 5.10 checks the caller's right to mount
+ * first: EPERM tells nothing and counts as unknown (uid 65534 on Debian's
+ * 5.10 was told it had MOVE_MOUNT_BENEATH); mountns.features() asks again
+ * in a child that may mount.
+ */
 int lmns_has_move_flag(unsigned int f)
 {
 	long rc = syscall(SYS_move_mount, -1, NULL, -1, NULL, f);
 
-	return !(rc < 0 && (errno == EINVAL || errno == ENOSYS));
+	return !(rc < 0 && (errno == EINVAL || errno == ENOSYS ||
+			    errno == EPERM));
 }
 
 /***
