@@ -163,15 +163,16 @@ demo: deps
 	$(LUA) bin/mountns run examples/article.lua
 
 # The suite and the examples inside virtual machines booting Debian's
-# kernels (vm/README.md): KERNELS="6.1 6.12", JOBS=2 at a time; one table.
-KERNELS ?= 6.1 6.12
-JOBS ?= 2
+# kernels (vm/README.md): KERNELS (default: every series vm/kernel knows),
+# JOBS at a time (default: the online CPUs); one table.
+KERNELS ?=
+JOBS ?=
 matrix-deps:
 	$(MAKE) deps DEBS="qemu-system-x86 busybox-static"
 
 matrix: deps matrix-deps
 	$(MAKE) all
-	KERNELS="$(KERNELS)" JOBS=$(JOBS) vm/matrix
+	KERNELS="$(KERNELS)" JOBS="$(JOBS)" vm/matrix
 
 # The model against the kernel (issue 13): CHECK_N generated sequences of
 # CHECK_OPS steps from seed CHECK_SEED, each run on both and compared after

@@ -43,7 +43,54 @@ const char *lmns_errno_name(int err)
 }
 
 /*
- * Push nil, "op path1 path2: strerror (ENAME)", err and return 3. The
+ * The first Linux release with each feature: the one home of these numbers,
+ * read by lmns_fail (a call a kernel lacks fails with ENOSYS and names the
+ * release it needs) and by Lua as core.feature_since (features() names). `op` is the
+ * operation word of that call's error message ("move_mount set_group"
+ * before "move_mount": the longer one is looked up first). Debian's 5.10
+ * has MOVE_MOUNT_SET_GROUP backported (features() probes, never guesses).
+ */
+static const struct {
+	const char *name, *op, *since;
+} since[] = {
+	{ "set_group", "move_mount set_group", "5.15" },
+	{ "beneath", "move_mount beneath", "6.5" },
+	{ "open_tree", "open_tree", "5.2" },
+	{ "move_mount", "move_mount", "5.2" },
+	{ "fsmount", "fsopen", "5.2" },
+	{ "fsmount", "fsconfig", "5.2" },
+	{ "fsmount", "fsmount", "5.2" },
+	{ "mount_setattr", "mount_setattr", "5.12" },
+	{ "idmap", NULL, "5.12" },
+	{ "idmap_tmpfs", NULL, "6.3" },
+	{ "listmount", "listmount", "6.8" },
+	{ "statmount", "statmount", "6.8" },
+	{ "statx_unique_id", NULL, "6.8" },
+	{ "mntns_id", NULL, "6.11" },
+	{ "listmount_ns", NULL, "6.11" },
+	{ "statmount_complete", NULL, "6.13" },
+	{ "fanotify_mounts", "fanotify_init FAN_REPORT_MNT", "6.15" },
+};
+#define NSINCE (sizeof(since) / sizeof(since[0]))
+
+static const char *lmns_errors_since(const char *op)
+{
+	size_t i, n;
+
+	for (i = 0; i < NSINCE; i++) {
+		if (!since[i].op)
+			continue;
+		n = strlen(since[i].op);
+		if (strncmp(op, since[i].op, n) == 0 &&
+		    (op[n] == '\0' || op[n] == ' '))
+			return since[i].since;
+	}
+	return NULL;
+}
+
+/*
+ * Push nil, "op path1 path2: strerror (ENAME)", err and return 3 (with
+ * ": needs Linux X.Y" after an ENOSYS of a call the table above dates). The
  * paths are escaped as every output is (tree.c): a message is shown, and a
  * newline or ESC in a crafted path must not reach the terminal raw.
  * err is passed in (not read from errno) because callers must save errno
@@ -53,6 +100,7 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	      const char *path2)
 {
 	luaL_Buffer b;
+	const char *release;
 
 	lua_pushnil(L);
 	luaL_buffinit(L, &b);
@@ -70,6 +118,11 @@ int lmns_fail(lua_State *L, int err, const char *op, const char *path1,
 	luaL_addstring(&b, " (");
 	luaL_addstring(&b, lmns_errno_name(err));
 	luaL_addchar(&b, ')');
+	/* a call this kernel lacks: say which release brought it */
+	if (err == ENOSYS && (release = lmns_errors_since(op))) {
+		luaL_addstring(&b, ": needs Linux ");
+		luaL_addstring(&b, release);
+	}
 	luaL_pushresult(&b);
 	lua_pushinteger(L, err);
 	return 3;
@@ -100,7 +153,17 @@ the names the messages use: `errno[2] == "ENOENT"`.
 @usage local ok, msg, err = mountns.umount("/x")
 if not ok and err == mountns.errno.EINVAL then --[[ not a mount point ]] end
 */
-/* mountns.errno: ENAME -> number, and number -> ENAME for reverse look-up. */
+/***
+The first Linux release with each feature of `features` (a string such as
+"5.12" by feature name): what the ENOSYS message of a call this kernel
+lacks names, and the reason a spec needing it is pending.
+@table feature_since
+@usage if not mountns.core.features().mount_setattr then
+  print("mount_setattr needs Linux " .. mountns.core.feature_since.mount_setattr)
+end
+*/
+/* mountns.errno: ENAME -> number, and number -> ENAME for reverse look-up;
+ * mountns.feature_since. */
 void lmns_errors_open(lua_State *L)
 {
 	size_t i;
@@ -118,4 +181,10 @@ void lmns_errors_open(lua_State *L)
 		lua_pop(L, 1);
 	}
 	lua_setfield(L, -2, "errno");
+	lua_createtable(L, 0, (int)NSINCE);
+	for (i = 0; i < NSINCE; i++) {
+		lua_pushstring(L, since[i].since);
+		lua_setfield(L, -2, since[i].name);
+	}
+	lua_setfield(L, -2, "feature_since");
 }

@@ -26,15 +26,6 @@ static int lmns_has_syscall(long rc)
 	return !(rc < 0 && errno == ENOSYS);
 }
 
-/* move_mount knows flag f when it is not rejected as EINVAL up front: with
- * NULL paths a kernel that knows it fails later, with EFAULT or ENOENT. */
-static int lmns_has_move_flag(unsigned int f)
-{
-	long rc = syscall(SYS_move_mount, -1, NULL, -1, NULL, f);
-
-	return !(rc < 0 && (errno == EINVAL || errno == ENOSYS));
-}
-
 static void lmns_features_probe(lua_State *L)
 {
 	int saved = errno, fd;
@@ -115,7 +106,10 @@ that cannot change anything.
 `mount_setattr`, `idmap`, `set_group`, `beneath`, `listmount`,
 `statmount`, `mntns_id` (NS_GET_MNTNS_ID), `listmount_ns` (another
 namespace by ID), `statx_unique_id`, `statmount_complete` (every field of
-a mountinfo record; Linux 6.13+), and `statmount_mask` (an integer)
+a mountinfo record; Linux 6.13+), and `statmount_mask` (an integer).
+`set_group` and `beneath` are false in a process without the right to
+mount where the kernel checks that first (5.10, 6.18): `mountns.features()`
+asks again in a child that may mount.
 */
 static int lmns_features_features(lua_State *L)
 {

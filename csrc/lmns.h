@@ -234,6 +234,9 @@ lmns_handle *lmns_mountfd_test(lua_State *L, int arg);
 int lmns_mount_id_of(int dfd, const char *path, int flags,
 		     unsigned long long *id, int *unique);
 
+/* newapi.c: whether move_mount knows flag f */
+int lmns_has_move_flag(unsigned int f);
+
 /* features.c: the probe's statmount mask, what a mountinfo record needs */
 #define LMNS_SM_MASK (STATMOUNT_SB_BASIC | STATMOUNT_MNT_BASIC | \
 		      STATMOUNT_MNT_ROOT | STATMOUNT_MNT_POINT | \

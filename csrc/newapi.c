@@ -187,6 +187,22 @@ static int lmns_newapi_open_tree(lua_State *L)
 	return 1;
 }
 
+/*
+ * move_mount knows flag f (features() and move_mount ask) when it is not
+ * rejected as EINVAL up front: with NULL paths a kernel that knows it fails
+ * later, with EFAULT or ENOENT. 5.10 checks the caller's right to mount
+ * first: EPERM tells nothing and counts as unknown (uid 65534 on Debian's
+ * 5.10 was told it had MOVE_MOUNT_BENEATH); mountns.features() asks again
+ * in a child that may mount.
+ */
+int lmns_has_move_flag(unsigned int f)
+{
+	long rc = syscall(SYS_move_mount, -1, NULL, -1, NULL, f);
+
+	return !(rc < 0 && (errno == EINVAL || errno == ENOSYS ||
+			    errno == EPERM));
+}
+
 /***
 Move or attach a mount, or copy a peer group. Symlinks are followed (as
 mount(8) does) unless `nofollow`.
@@ -236,8 +252,16 @@ static int lmns_newapi_move_mount(lua_State *L)
 	if (to.empty)
 		flags |= MOVE_MOUNT_T_EMPTY_PATH;
 	if (syscall(SYS_move_mount, from.dfd, from.path, to.dfd, to.path,
-		    flags) != 0)
-		return lmns_fail(L, errno, op, from.name, to.name);
+		    flags) != 0) {
+		int err = errno;
+
+		/* a kernel without the flag says EINVAL: say what it lacks */
+		if (err == EINVAL && (flags & (MOVE_MOUNT_SET_GROUP |
+		    MOVE_MOUNT_BENEATH)) && !lmns_has_move_flag(flags &
+		    (MOVE_MOUNT_SET_GROUP | MOVE_MOUNT_BENEATH)))
+			err = ENOSYS;
+		return lmns_fail(L, err, op, from.name, to.name);
+	}
 	lua_pushboolean(L, 1);
 	return 1;
 }

@@ -89,8 +89,8 @@ CAP_SYS_ADMIN over the namespace's user namespace.
 @function fanotify_mounts
 @treturn[1] userdata the watch: read, fileno, close
 @return[2] nil
-@treturn[2] string "fanotify_init FAN_REPORT_MNT: Invalid argument
-(EINVAL)" on kernels before 6.15 (EINVAL or ENOSYS: use the fallback)
+@treturn[2] string "fanotify_init FAN_REPORT_MNT: Function not implemented
+(ENOSYS): needs Linux 6.15" on kernels before 6.15 (use the fallback)
 @treturn[2] integer errno
 @see fanotify_init(2), fanotify_mark(2)
 */
@@ -108,9 +108,13 @@ static int lmns_watch_fanotify(lua_State *L)
 	w->ino = ns->ino;
 	fd = fanotify_init(FAN_REPORT_MNT | FAN_CLOEXEC | FAN_NONBLOCK,
 			   O_RDONLY);
-	if (fd < 0)
-		return lmns_fail(L, errno, "fanotify_init", "FAN_REPORT_MNT",
+	if (fd < 0) {
+		/* before 6.15 the flag is unknown (EINVAL): the call is
+		 * missing, as its ENOSYS message says (with the release) */
+		err = errno == EINVAL ? ENOSYS : errno;
+		return lmns_fail(L, err, "fanotify_init FAN_REPORT_MNT", NULL,
 				 NULL);
+	}
 	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_MNTNS,
 			  FAN_MNT_ATTACH | FAN_MNT_DETACH, ns->h.fd, NULL) != 0) {
 		err = errno;

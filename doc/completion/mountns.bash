@@ -18,7 +18,7 @@ _mountns() {
       --timeout) :; return;;
       -j|--jobs) :; return;;
       --dot) COMPREPLY=($(compgen -d -- "$cur")); return;;
-      --kernel) COMPREPLY=($(compgen -W '6.1 6.12 host' -- "$cur")); return;;
+      --kernel) COMPREPLY=($(compgen -W '5.10 6.1 6.12 7.2 7.3 host' -- "$cur")); return;;
       --linux) COMPREPLY=($(compgen -W '5.10 6.1 6.12 6.18 7.2 7.3' -- "$cur")); return;;
       --filter) :; return;;
       --shard) :; return;;

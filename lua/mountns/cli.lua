@@ -51,10 +51,12 @@ M.COMMANDS = {
         .. "namespaces, peer groups and slave edges at the scenario's end." },
       { "--golden", nil, "print after each passing scenario the golden text of its "
         .. "namespaces at its end (normalised, article form), to paste into expect.golden." },
-      { "--kernel", "K", values = { "6.1", "6.12", "host" },
-        "(6.1, 6.12 or host) run them inside a virtual machine booting "
-        .. "Debian's kernel K (vm/run, from a source tree; make matrix-deps), output and "
-        .. "exit status passed through." },
+      { "--kernel", "K", values = { "5.10", "6.1", "6.12", "7.2", "7.3", "host" },
+        "(5.10, 6.1, 6.12, 7.2, 7.3, host, or a path to a kernel image with its modules "
+        .. "directory beside it) run them in a virtual machine booting Debian's kernel K or "
+        .. "that image (vm/run, from a source tree; make matrix-deps), output and exit "
+        .. "status passed through; the report files and artifacts come back to the "
+        .. "host's paths." },
       { "--model", nil, "run the scenarios on the model (mountns.model: the kernel's "
         .. "propagation rules in Lua, no namespaces) instead." },
       { "--linux", "V", values = { "5.10", "6.1", "6.12", "6.18", "7.2", "7.3" },

@@ -136,18 +136,26 @@ end
 -- idmap_tmpfs, a detached tmpfs (fsmount) given an idmap (tmpfs allows it
 -- from Linux 6.3); fanotify_mounts, fanotify's mount events marked on the
 -- namespace (6.15). Nothing is attached anywhere.
+-- Also move_mount's set_group and beneath flags, asked again where the
+-- caller may mount (the core's probe cannot tell without that right on a
+-- kernel that checks it first, 5.10): a move to a path that does not
+-- exist fails ENOENT where the flag is known, ENOSYS where not.
 local function probe_works()
-  local ok, idmap_tmpfs, fanotify = pcall(isolate.isolate, function()
+  local ok, idmap_tmpfs, fanotify, set_group, beneath = pcall(isolate.isolate, function()
     local m = core.fsmount("tmpfs", {}, {})
     local userns = m and userns_handle()
     local idmapped = userns and core.mount_setattr(m, { idmap = userns }) and true
     local h = core.namespace()
     local fan = h and core.fanotify_mounts(h)
     if fan then fan:close() end
-    return idmapped or false, fan and true or false
+    local function knows(flag)
+      local _, _, errno = core.move_mount("/", "/nonexistent/mountns-probe", { [flag] = true })
+      return errno ~= core.errno.ENOSYS
+    end
+    return idmapped or false, fan and true or false, knows("set_group"), knows("beneath")
   end)
   if not ok then return false, false end
-  return idmap_tmpfs, fanotify
+  return idmap_tmpfs, fanotify, set_group, beneath
 end
 
 local probed
@@ -161,7 +169,9 @@ local probed
 function M.features()
   if not probed then
     probed = core.features()
-    probed.idmap_tmpfs, probed.fanotify_mounts = probe_works()
+    local set_group, beneath
+    probed.idmap_tmpfs, probed.fanotify_mounts, set_group, beneath = probe_works()
+    if set_group ~= nil then probed.set_group, probed.beneath = set_group, beneath end
   end
   local copy = {}
   for k, v in pairs(probed) do copy[k] = v end

@@ -208,7 +208,7 @@ function Watch:read_table()
     self.listmount = core.features().statmount_complete and true or false
   end
   if self.listmount then
-    local t = core.listmount { stat = true, ns = self.handle }
+    local t = mounts.listmount(self.handle)
     if t then return mtable.new(t) end
     self.listmount = false -- listmount of another namespace needs 6.10+
   end

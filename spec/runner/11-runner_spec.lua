@@ -359,10 +359,12 @@ describe("mountns run --kernel", function()
 
   it("names the kernels it knows and refuses what cannot come back", function()
     local out = cli("run --kernel 5.4 x.lua")
-    assert.matches("run: %-%-kernel: 6%.1, 6%.12 or host expected, got 5%.4", out)
+    assert.matches("run: %-%-kernel: 5%.10, 6%.1, 6%.12, 7%.2, 7%.3, host or a path to a "
+      .. "kernel image expected, got 5%.4", out)
     assert.matches("exit=2\n?$", out)
     out = cli("run --kernel")
-    assert.matches("run: %-%-kernel needs 6%.1, 6%.12 or host", out)
+    assert.matches("run: %-%-kernel needs a kernel: a series %(such as 5%.10 or 7%.3%), host "
+      .. "or a path to a kernel image", out)
     assert.matches("exit=2\n?$", out)
   end)
 
@@ -385,7 +387,8 @@ share=$2; shift 4; mkdir -p "$share"
 for a; do case $a in /run/mountns-out/*) echo "<from the guest/>" > "$share/${a##*/}";; esac; done
 exit 3
 ]])
-    os.execute("chmod +x " .. tree .. "/vm/run")
+    helper.write(tree, "vm/kernel", "#!/bin/sh\necho 6.1\n")
+    os.execute("chmod +x " .. tree .. "/vm/run " .. tree .. "/vm/kernel")
     local code = runner.command({ "--kernel", "6.1", "--junit", tree .. "/r.xml", "x.lua" },
       { tree = tree, interp = "lua" })
     assert.equal(3, code) -- the guest's exit status, passed through

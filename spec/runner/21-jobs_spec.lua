@@ -22,10 +22,12 @@ local dir
 local function write(name, text) return helper.write(dir, name, text) end
 
 -- Wait (up to 20 s) until the file `path` exists.
+-- (60 s at most: in make matrix's guests, under TCG on shared cores, a
+-- shell that execs readlink for each fd took more than 20 s on 5.10)
 local WAIT_FOR = [[
 local core = require "mountns.core"
 local function wait_for(path)
-  for _ = 1, 400 do
+  for _ = 1, 1200 do
     local f = io.open(path)
     if f then f:close(); return true end
     core.read_all((core.pipe()), 0.05)

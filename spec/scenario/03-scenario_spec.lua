@@ -138,7 +138,8 @@ describe("scenario", function()
     end)
 
     -- #novalgrind: valgrind 3.19 answers open_tree with ENOSYS (fuzz/README.md)
-    it("new mount API methods act in their namespace #novalgrind", function()
+    helper.feature_it("mount_setattr")("new mount API methods act in their namespace #novalgrind",
+      function()
       local r = scenario(function(sh1)
         local sh2 = sh1:unshare()
         sh2:mkdir("/A"); sh2:mkdir("/B"); sh2:mkdir("/C")
@@ -162,7 +163,7 @@ describe("scenario", function()
       assert.are.equal("tmpfs", r.c.fstype)
       assert.is_nil(r.in_sh1)
       assert.truthy(r.agent_err:match("open_tree: not available in a namespace of another user"))
-    end)
+      end)
 
     it("features() first asked inside a scenario still sees listmount by ns ID", function()
       local f = mountns.features()

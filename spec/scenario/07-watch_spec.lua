@@ -96,7 +96,7 @@ describe("watch", function()
   end)
 
   describe("core", function()
-    local fit = has_fanotify and it or pending
+    local fit = has_fanotify and it or helper.feature_it("fanotify_mounts")
 
     -- #novalgrind: valgrind 3.19 answers statmount with ENOSYS (fuzz/README.md)
     fit("fanotify_mounts reports attach and detach with the mount's unique ID #novalgrind",
@@ -194,7 +194,7 @@ describe("watch", function()
   end)
 
   for _, path in ipairs(PATHS) do
-    local pit = (path.fallback or has_fanotify) and it or pending
+    local pit = (path.fallback or has_fanotify) and it or helper.feature_it("fanotify_mounts")
     local opts = { fallback = path.fallback }
 
     describe("ns:watch through " .. path.name

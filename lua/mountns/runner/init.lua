@@ -181,6 +181,35 @@ function M.environment(opts)
            mode = opts.model and "model" or opts.both and "both" or "kernel" }
 end
 
+-- The kernels `--kernel` takes: `host`, a series the tree's vm/kernel
+-- knows (`vm/kernel --series`: the one home of that list) or a path to a
+-- kernel image (with a "/"; vm/kernel finds its modules directory).
+local function kernel_series(tree)
+  local p = io.popen(quote(tree .. "/vm/kernel") .. " --series 2>/dev/null")
+  local list = p and p:read("*l") or ""
+  if p then p:close() end
+  return list
+end
+
+local function check_kernel(kernel, tree)
+  if kernel == "host" then return end
+  if not tree then die("run: --kernel needs the source tree (its vm/ folder)") end
+  if kernel:find("/", 1, true) then
+    local f, err, code = io.open(kernel)
+    if not f then
+      die("run: --kernel: " .. err .. " (" .. tostring(core.errno[code] or code) .. ")")
+    end
+    f:close()
+    return
+  end
+  local list = kernel_series(tree)
+  for s in list:gmatch("%S+") do
+    if s == kernel then return end
+  end
+  die("run: --kernel: " .. list:gsub(" ", ", ") .. ", host or a path to a kernel image "
+    .. "expected, got " .. kernel)
+end
+
 -- the options in scenario.run_problem's reasons, as the command line has them
 local CLI_NAMES = { model = "--model", both = "--both", linux = "--linux" }
 
@@ -207,10 +236,9 @@ function M.command(args, ctx)
     local a = args[i]
     if a == "--kernel" then
       i = i + 1
-      kernel = args[i] or die("run: --kernel needs 6.1, 6.12 or host")
-      if kernel ~= "6.1" and kernel ~= "6.12" and kernel ~= "host" then
-        die("run: --kernel: 6.1, 6.12 or host expected, got " .. kernel)
-      end
+      kernel = args[i] or die("run: --kernel needs a kernel: a series (such as 5.10 or "
+        .. "7.3), host or a path to a kernel image")
+      check_kernel(kernel, ctx.tree)
     else rest[#rest + 1] = a end
     if a == "--" then
       for j = i + 1, #args do rest[#rest + 1] = args[j] end
