@@ -332,7 +332,11 @@ describe("bounds a scenario cannot defeat", function()
       assert.truthy(tonumber(long:match("(%d+) more")) > 0)
       assert.matches("\n# last line\nok   flood", out)
       local grew = tonumber(out:match("grew=(%d+)"))
-      assert.truthy(grew and grew < 64 * 1024, out:match("grew=%d+"))
+      assert.truthy(grew, out)
+      -- (ASan's allocator holds freed blocks in its quarantine: no bound)
+      if not (os.getenv("LD_PRELOAD") or ""):find("asan", 1, true) then
+        assert.truthy(grew < 64 * 1024, out:match("grew=%d+"))
+      end
       assert.matches("exit=0$", out)
     end)
 
