@@ -404,4 +404,50 @@ end
 file_times(os.getenv("MOUNTNS_SPEC_TIMES"))
 
 package.loaded["helper"] = helper
+
+-- ---- the same steps on the kernel and on the model (specs 22, 41, 45) ------
+
+--- fn(ns, nss, try, note) run by `scenario` (mountns.scenario or a model
+-- scenario): nss collects the namespaces to compare (ns first),
+-- try(f, ...) runs a step that may fail and records "ok" or its errno
+-- name (or a misuse's message without its position) and returns f's
+-- result, note(v) records a value. Returns the golden text of the open
+-- namespaces and the outcomes, joined by sep (default " ").
+function helper.side(scenario, fn, sep)
+  local model, format = require "mountns.model", require "mountns.format"
+  local unpack = table.unpack or unpack -- luacheck: ignore
+  return scenario(function(ns)
+    local nss, out = { ns }, {}
+    local function try(f, ...)
+      local ok, e = pcall(f, ...)
+      out[#out + 1] = ok and "ok" or (model.errno_of(tostring(e))
+        or (tostring(e):gsub("^[^\n]-:%d+: ", "")))
+      return ok and e or nil
+    end
+    local function note(v) out[#out + 1] = tostring(v) end
+    fn(ns, nss, try, note)
+    local open = {}
+    for _, n in ipairs(nss) do if not n.closed then open[#open + 1] = n end end
+    return format.golden_text(unpack(open)), table.concat(out, sep or " ")
+  end)
+end
+
+--- A model scenario as the kernel's is for this process: not root, the
+-- scenario lives in a user namespace and its / is locked.
+function helper.model_scenario(fn)
+  return require("mountns.model").scenario(fn, { locked_root = not helper.root })
+end
+
+--- fn on both sides (`side`); asserts equal outcomes and golden texts;
+-- returns the kernel's text and outcomes.
+function helper.same(fn, sep)
+  local format = require "mountns.format"
+  local kg, ko = helper.side(require("mountns").scenario, fn, sep)
+  local mg, mo = helper.side(helper.model_scenario, fn, sep)
+  assert(ko == mo, "outcomes:\nkernel: " .. ko .. "\nmodel:  " .. mo)
+  local d = format.diff_text(kg, mg, "kernel", "model")
+  assert(d == nil, "golden texts differ:\n" .. tostring(d) .. "\nkernel:\n" .. kg)
+  return kg, ko
+end
+
 return helper

@@ -10,41 +10,8 @@ local format = require "mountns.format"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
--- fn(ns, nss, try, note) on one side: nss collects the namespaces to
--- compare (ns first), try(f, ...) runs a step that may fail and records
--- "ok" or its errno name, note(v) records a value. Returns the golden text
--- of the open namespaces and the outcomes.
-local function side(scenario, fn)
-  return scenario(function(ns)
-    local nss, out = { ns }, {}
-    local function try(f, ...)
-      local ok, e = pcall(f, ...)
-      out[#out + 1] = ok and "ok" or (model.errno_of(tostring(e)) or tostring(e))
-    end
-    local function note(v) out[#out + 1] = tostring(v) end
-    fn(ns, nss, try, note)
-    local open = {}
-    for _, n in ipairs(nss) do if not n.closed then open[#open + 1] = n end end
-    return format.golden_text(unpack(open)), table.concat(out, " ")
-  end)
-end
-
--- A model scenario as the kernel's is for this process: not root, the
--- scenario lives in a user namespace and its / is locked (the test "a
--- scenario's / is locked unless root" below checks it on the kernel).
-local function model_scenario(fn)
-  return model.scenario(fn, { locked_root = not helper.root })
-end
-
--- Both sides; asserts they agree, returns the kernel's text and outcomes.
-local function same(fn)
-  local kg, ko = side(mountns.scenario, fn)
-  local mg, mo = side(model_scenario, fn)
-  assert.are.equal(ko, mo, "outcomes: kernel " .. ko .. ", model " .. mo)
-  local d = format.diff_text(kg, mg, "kernel", "model")
-  assert(d == nil, "golden texts differ:\n" .. tostring(d) .. "\nkernel:\n" .. kg)
-  return kg, ko
-end
+-- the same steps on the kernel and on the model (spec/helper.lua)
+local model_scenario, same = helper.model_scenario, helper.same
 
 -- /X a shared tmpfs with directories q and r; /Y, /Z, /W empty directories
 local function base(sh1)

@@ -12,38 +12,11 @@ local expect = require "mountns.expect"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
--- fn(ns, nss, try, note) on one side (as spec 22's): nss collects the
--- namespaces to compare, try(f, ...) runs a step that may fail and records
--- "ok" or its errno name, note(v) records a value.
-local function side(scenario, fn)
-  return scenario(function(ns)
-    local nss, out = { ns }, {}
-    local function try(f, ...)
-      local ok, e = pcall(f, ...)
-      out[#out + 1] = ok and "ok" or (model.errno_of(tostring(e)) or tostring(e))
-    end
-    local function note(v) out[#out + 1] = tostring(v) end
-    fn(ns, nss, try, note)
-    local open = {}
-    for _, n in ipairs(nss) do if not n.closed then open[#open + 1] = n end end
-    return format.golden_text(unpack(open)), table.concat(out, "\n")
-  end)
-end
-
--- a model scenario as the kernel's is for this process (spec 22's)
-local function model_scenario(fn)
-  return model.scenario(fn, { locked_root = not helper.root })
-end
-
--- Both sides; asserts they agree; returns the kernel's text and outcomes.
-local function same(fn)
-  local kg, ko = side(mountns.scenario, fn)
-  local mg, mo = side(model_scenario, fn)
-  assert.are.equal(ko, mo, "outcomes:\nkernel:\n" .. ko .. "\nmodel:\n" .. mo)
-  local d = format.diff_text(kg, mg, "kernel", "model")
-  assert(d == nil, "golden texts differ:\n" .. tostring(d) .. "\nkernel:\n" .. kg)
-  return kg, ko
-end
+-- the same steps on the kernel and on the model (spec/helper.lua); the
+-- outcomes a line each
+local side, model_scenario = function(scenario, fn) return helper.side(scenario, fn, "\n") end,
+  helper.model_scenario
+local function same(fn) return helper.same(fn, "\n") end
 
 -- The kernel's mount and peer group IDs come from IDAs that every process
 -- of the machine shares: another one (make test runs three spec files at

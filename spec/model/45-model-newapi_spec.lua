@@ -9,43 +9,12 @@
 local helper = require "helper"
 local mountns = require "mountns"
 local model = require "mountns.model"
-local format = require "mountns.format"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
+
+-- the same steps on the kernel and on the model (spec/helper.lua)
+local same = helper.same
 local features = mountns.features()
-
--- fn(ns, nss, try, note) on one side (as spec 22's): try(f, ...) records
--- "ok" or the errno name (or the message of a misuse), note(v) a value.
-local function side(scenario, fn)
-  return scenario(function(ns)
-    local nss, out = { ns }, {}
-    local function try(f, ...)
-      local ok, e = pcall(f, ...)
-      out[#out + 1] = ok and "ok" or (model.errno_of(tostring(e))
-        or tostring(e):gsub("^[^\n]-:%d+: ", ""))
-      return ok and e or nil
-    end
-    local function note(v) out[#out + 1] = tostring(v) end
-    fn(ns, nss, try, note)
-    local open = {}
-    for _, n in ipairs(nss) do if not n.closed then open[#open + 1] = n end end
-    return format.golden_text(unpack(open)), table.concat(out, " ")
-  end)
-end
-
-local function model_scenario(fn)
-  return model.scenario(fn, { locked_root = not helper.root })
-end
-
--- Both sides agree; returns the kernel's golden text and outcomes.
-local function same(fn)
-  local kg, ko = side(mountns.scenario, fn)
-  local mg, mo = side(model_scenario, fn)
-  assert.are.equal(ko, mo, "outcomes: kernel " .. ko .. ", model " .. mo)
-  local d = format.diff_text(kg, mg, "kernel", "model")
-  assert(d == nil, "golden texts differ:\n" .. tostring(d) .. "\nkernel:\n" .. kg)
-  return kg, ko
-end
 
 local function dirs(ns, ...)
   for _, d in ipairs { ... } do ns:mkdir(d) end
