@@ -30,6 +30,7 @@ local M = {}
 --- A value as Lua source, as a step's argument is written (strings
 -- quoted, tables with sorted keys, deeper than two levels `{...}`).
 -- @param v
+-- @tparam[opt=0] int depth how deep v is in the value being written
 -- @treturn string
 local function value_text(v, depth)
   if type(v) == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end

@@ -157,6 +157,7 @@ end
 -- @tparam[opt] table m the model module (default `mountns.model`)
 -- @tparam[opt] boolean locked_root the kernel's fresh namespaces have a
 -- locked `/` (`on_kernel`'s second result: not root, see `world:namespace`)
+-- @tparam[opt] table stats counts the model's rules hit into it (`--stats`)
 -- @treturn table as `observe`
 function M.on_model(steps, m, locked_root, stats)
   m = m or model

@@ -281,14 +281,6 @@ local RAMFS = {
 local FS = { tmpfs = { known = TMPFS, others = "refused" },
              ramfs = { known = RAMFS, others = "ignored" } }
 
---- The settings mount data gives: a list of {field, value} in the data's
--- order (a later one wins), or raise EINVAL for op (p1, p2) as the kernel
--- does.
--- @tparam string fstype "tmpfs" or "ramfs"
--- @tparam ?string data
--- @tparam table who who mounts (`M.ROOT`, `M.caller`): outside the
--- initial user namespace only ID 0 is mapped for uid= and gid=
--- @tparam table rules the world's (model.rules: tmpfs_noswap)
 -- The items of data: split at commas, but for tmpfs an item that starts
 -- with a digit belongs to the one before (shmem_parse_options: mpol's
 -- node lists hold commas)
@@ -304,6 +296,17 @@ local function items(fstype, data)
   return out
 end
 
+--- The settings mount data gives: a list of {field, value} in the data's
+-- order (a later one wins), or raise EINVAL for op (p1, p2) as the kernel
+-- does.
+-- @tparam string fstype "tmpfs" or "ramfs"
+-- @tparam ?string data
+-- @tparam table who who mounts (`M.ROOT`, `M.caller`): outside the
+-- initial user namespace only ID 0 is mapped for uid= and gid=
+-- @tparam table rules the world's (model.rules: tmpfs_noswap)
+-- @tparam string op the call a refusal names ("mount", "fsconfig")
+-- @tparam[opt] string p1 its first path
+-- @tparam[opt] string p2 its second
 local function parse(fstype, data, who, rules, op, p1, p2)
   local fs = FS[fstype]
   local out = {}

@@ -1,4 +1,4 @@
--- model.newapi: the file-descriptor mount API on the model: open_tree(2),
+--- model.newapi: the file-descriptor mount API on the model: open_tree(2),
 -- move_mount(2) (attach, move, MOVE_MOUNT_SET_GROUP, MOVE_MOUNT_BENEATH),
 -- fsopen/fsconfig/fsmount(2) of tmpfs and ramfs and mount_setattr(2), as
 -- fs/namespace.c (do_move_mount, can_move_mount_beneath, do_set_group,
@@ -19,6 +19,7 @@
 -- Not modelled (each raises "not available in the model"): a mount onto a
 -- detached tree (Linux 6.15 allows it; what propagates from there is not
 -- measured) and `ns:umount("/", "detach")` (model.umount says why).
+-- @module mountns.model
 
 local argcheck = require "mountns.args"
 local flagsets = require "mountns.flags"
