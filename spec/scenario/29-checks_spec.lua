@@ -514,7 +514,9 @@ describe("checks that must check", function()
   end)
 
   it("every bad argument raises a usage error at the caller's line, on the kernel", function()
-    local results = mountns.scenario(function(ns) return try_bad(scene(ns), true) end)
+    -- (a bound for valgrind's pace: every check is a few core calls)
+    local results = mountns.scenario(function(ns) return try_bad(scene(ns), true) end,
+      { timeout = 600 })
     check_bad(results)
   end)
 
