@@ -458,7 +458,9 @@ describe("run --both mirrors the new mount API #novalgrind", function()
     return reported
   end
 
-  it("every step, under --strict, a kernel fd closed between steps too", function()
+  -- (the model follows 6.18: the kernel must have each call it mirrors)
+  helper.feature_it("open_tree", "fsmount", "mount_setattr", "set_group")(
+    "every step, under --strict, a kernel fd closed between steps too", function()
     local path = script([[
 local mountns = require "mountns"
 mountns.scenario("new api", function(ns)
