@@ -328,13 +328,14 @@ while true do end
         return pending("no script(1)")
       end
       local c = write("c.lua", script { "c runs" })
+      -- (a machine without pseudo-terminals, as make matrix's guests: no
+      -- terminal to show it on; asked of script(1) itself, so a run that
+      -- broke under one still fails here)
+      if not helper.sh("script -qec tty /dev/null 2>&1"):find("/dev/pts/", 1, true) then
+        return pending("script(1) finds no pseudo-terminal here")
+      end
       local out = helper.sh("cd " .. helper.ROOT .. " && script -qec \"" .. helper.lua_vars()
         .. " bin/mountns run " .. c .. " " .. c .. "\" /dev/null")
-      -- (a machine without pseudo-terminals, as make matrix's guests: no
-      -- terminal to show it on, nothing ran)
-      if not out:find("passed", 1, true) then
-        return pending("script(1) found no terminal here: " .. out:sub(1, 80))
-      end
       assert.truthy(out:find("\rrun: 1/2 files, 1 passed, 0 failed\27[K", 1, true), out)
       assert.truthy(out:find("\r\27[K2 passed, 0 failed", 1, true), out)
     end)
