@@ -34,6 +34,7 @@ local record = require "mountns.record"
 local argcheck = require "mountns.args"
 local mounts = require "mountns.mounts"
 local cli = require "mountns.cli"
+local stream = require "mountns.stream"
 
 local M = {}
 
@@ -392,48 +393,20 @@ end
 
 --- All events until none comes for `timeout` seconds (0: those already
 -- there).
+-- @function Watch:events
 -- @treturn table list of events
-function Watch:events(timeout)
-  local out = {}
-  for ev in function() return self:next(timeout or 0) end do out[#out + 1] = ev end
-  return out
-end
+Watch.events = stream.events
 
 -- ---- the iterator and callback forms ---------------------------------------------
 
--- The generic-for iterator: the next event, closing the watch at the end.
-local function iterate(w)
-  if w.closed then return nil end
-  local ev = w:next()
-  if ev == nil then w:close() end
-  return ev
-end
-
---- Watch one target; the iterator and callback forms of `ns:watch`.
--- (`ns:watch` of `mountns.namespace` calls it.)
+--- Watch one target; the iterator and callback forms of `ns:watch`
+-- (`mountns.stream`). (`ns:watch` of `mountns.namespace` calls it.)
 function M.watch(target, opts)
   opts = M.options(opts, "watch", 2)
   check_target(target, "watch", 2)
   local w = open(target, { fallback = opts.fallback, timeout = opts.timeout,
                            interval = opts.interval }, 2)
-  if opts.run then
-    local ok, err = pcall(opts.run)
-    if not ok then w:close(); error(err, 0) end
-  end
-  if opts.callback then
-    local n = 0
-    local ok, err = pcall(function()
-      for ev in iterate, w do
-        n = n + 1
-        if opts.callback(ev) == false then break end
-      end
-    end)
-    w:close()
-    if not ok then error(err, 0) end
-    return n
-  end
-  -- the fourth value closes the watch when a 5.4 for loop is left early
-  return iterate, w, nil, w
+  return stream.forms(w, opts)
 end
 
 -- ---- text -----------------------------------------------------------------

@@ -31,7 +31,7 @@ local LAYERS = {
   -- argument checks, records, tables, their text, the model (pure Lua)
   -- and the scenario driver with the model, its backend
   { "bytecode", "lazy", "flags", "args", "verdict", "cli", "record", "table", "diff", "format",
-    "dot", "driver", "model" },
+    "dot", "driver", "stream", "model" },
   { "child", "isolate", "mounts", "ops", "agent", "tool" }, -- child processes
   { "namespace", "watch", "shell", "mirror" }, -- scenario namespaces and their facilities
   -- the scenario runner and its report writers, expectations, output, the

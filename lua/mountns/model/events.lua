@@ -17,6 +17,7 @@
 local argcheck = require "mountns.args"
 local record = require "mountns.record"
 local listing = require "mountns.model.listing"
+local stream = require "mountns.stream"
 
 local M = {}
 
@@ -177,43 +178,15 @@ function Watch:next(timeout)
 end
 
 --- All events so far.
+-- @function Watch:events
 -- @treturn table list of events
-function Watch:events(timeout)
-  local out = {}
-  for ev in function() return self:next(timeout or 0) end do out[#out + 1] = ev end
-  return out
-end
-
--- the generic-for iterator: the next event, closing the watch at the end
-local function iterate(w)
-  if w.closed then return nil end
-  local ev = w:next()
-  if ev == nil then w:close() end
-  return ev
-end
+Watch.events = stream.events
 
 --- `ns:watch(opts)` of a model namespace: the forms of a kernel
 -- namespace's (`mountns.namespace`'s `watch`), its options checked alike.
 function M.watch(ns, opts)
   opts = argcheck.watch_options(opts, "ns:watch", 1, 3)
-  local w = M.open(ns, opts)
-  if opts.run then
-    local ok, err = pcall(opts.run)
-    if not ok then w:close(); error(err, 0) end
-  end
-  if opts.callback then
-    local n = 0
-    local ok, err = pcall(function()
-      for ev in iterate, w do
-        n = n + 1
-        if opts.callback(ev) == false then break end
-      end
-    end)
-    w:close()
-    if not ok then error(err, 0) end
-    return n
-  end
-  return iterate, w, nil, w
+  return stream.forms(M.open(ns, opts), opts)
 end
 
 return M
