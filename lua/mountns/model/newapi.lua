@@ -227,7 +227,15 @@ end
 -- (at its path), or what path lookup reaches in ns.
 local function place(ns, fd, path, op, p1, p2)
   if fd then return fd.mount, fd.dpath end
-  local mnt, dpath, node = resolve(ns, walkpath(path), op, p1, p2)
+  local p = walkpath(path)
+  local ok, mnt, dpath, node = pcall(resolve, ns, p, op, p1, p2)
+  if not ok then
+    -- a lookup that failed puts the mount where it stopped with mntput,
+    -- which clears its MNT_EXPIRE mark (as M.touch; measured: `check`)
+    local up_ok, up = pcall(resolve, ns, paths.parent_dir(p), op, p1, p2)
+    if up_ok then up.expiry_mark = nil end
+    error(mnt, 0)
+  end
   return mnt, dpath, node
 end
 

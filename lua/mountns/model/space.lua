@@ -298,6 +298,7 @@ end)
 -- @function Space:read
 Space.read = method("read", function(self, path)
   path = argcheck.path(path, "ns:read", 1, 3)
+  newapi.touch(self, "read " .. path, path)
   local _, _, node = resolve(self, walkpath(path), "read", path)
   if node.dir then fail("EISDIR", "read", path) end
   return node.text
@@ -307,6 +308,7 @@ end)
 -- @function Space:exists
 Space.exists = method("exists", function(self, path)
   path = argcheck.path(path, "ns:exists", 1, 3)
+  newapi.touch(self, "exists " .. path, path)
   local ok = pcall(resolve, self, walkpath(path), "exists", path)
   return ok
 end)
@@ -315,6 +317,7 @@ end)
 -- @function Space:ls
 Space.ls = method("ls", function(self, path)
   path = argcheck.path(path, "ns:ls", 1, 3)
+  newapi.touch(self, "ls " .. path, path)
   local mnt, dpath, node = resolve(self, walkpath(path), "readdir", path)
   if not node.dir then fail("ENOTDIR", "readdir", path) end
   local names = {}
