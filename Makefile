@@ -179,7 +179,7 @@ matrix: deps matrix-deps
 # every step; divergences shrunk into $(BUILD)/check/check-SEED-I.lua.
 CHECK_N ?= 100000
 CHECK_SEED ?= 1
-CHECK_OPS ?= 8
+CHECK_OPS ?= 12
 check-model: all
 	$(LUA) bin/mountns check --random $(CHECK_N) --seed $(CHECK_SEED) --ops $(CHECK_OPS) \
 	  --out $(BUILD)/check
