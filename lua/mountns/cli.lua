@@ -115,9 +115,11 @@ M.COMMANDS = {
     synopsis = { "--random N [--seed S] [--ops K] [--per N] [--out DIR] [--no-user]",
                  "    [--list] [--stats] [--progress]" },
     about = { "Generate N random sequences of K (default 8) namespace calls (mkdir, mount, "
-      .. "bind, rbind, move, umount, remount, make-[r]shared/private/slave/unbindable, "
-      .. "unshare with each propagation and user namespaces, close, write, read, exists, ls, "
-      .. "root views) over a few paths and up to 4 namespaces, run each on the kernel "
+      .. "with mount data taken and refused, bind, rbind, move, umount, remount, "
+      .. "make-[r]shared/private/slave/unbindable, unshare with each propagation and user "
+      .. "namespaces, close, mount_setattr, move_mount, open_tree and fsmount trees "
+      .. "attached, pivot_root, write, read, exists, ls, root views) over a few paths and "
+      .. "up to 4 namespaces, run each on the kernel "
       .. "(scenarios) and on the model (mountns.model), and compare after every step the "
       .. "errno name, the answer (a file, a directory's names, a root view) and the golden "
       .. "text of every open namespace. Each divergence is shrunk and written as "

@@ -59,14 +59,14 @@ describe("mountns check: the generator", function()
 
   it("makes the same sequence for a seed, every run and every Lua version", function()
     local want = table.concat({
-      'ns1:unshare { propagation = "shared" }',
-      'ns1:mkdir("/a/x")',
-      'ns2:move("/a/x/y", "/a")',
-      'ns2:unshare { propagation = "private" }',
-      'ns1:bind("/c", "/a/x/y")',
-      'ns1:bind("/a/x", "/a")',
-      'ns1:mkdir("/b")',
-      'ns3:mount_setattr("/", { ro = false })',
+      'ns1:write("/b/f", "w1")',
+      'ns1:move("/a/x", "/b/x")',
+      'ns1:remount("/", "rw", nil, { bind = true })',
+      'ns1:bind("/a/x/y", "/a", { recursive = true })',
+      'ns1:mount("t1", "/a/x/y", "tmpfs", nil, "size=1m")',
+      'ns1:make_unbindable("/", { recursive = true })',
+      'ns1:mkdir("/a")',
+      'check.attach_clone(ns1, "/b", "/a", { clone = true })',
     }, "\n")
     assert.equal(want, listing(check.generate(42, 1, 8)))
     -- sequence i depends on the seed and i only: not on what ran before
@@ -90,6 +90,10 @@ describe("mountns check: the generator", function()
         if st.op == "mount_setattr" and a[2].propagation then
           key = "mount_setattr propagation=" .. a[2].propagation
         end
+        -- mount data, taken and refused; the detached trees' two kinds
+        if st.op == "mount" and a[5] then seen[a[3] .. " data " .. a[5]] = true end
+        if st.op == "remount" and a.n == 3 then seen["remount data " .. a[3]] = true end
+        if st.op == "attach_clone" then key = "attach_clone clone=" .. tostring(a[3].clone) end
         seen[key] = true
         if st.op == "unshare" then open = open + 1 elseif st.op == "close" then open = open - 1 end
         assert.is_true(open >= 1 and open <= 4)
@@ -103,7 +107,11 @@ describe("mountns check: the generator", function()
         "umount force", "umount expire",
         "mount_setattr ro=true", "mount_setattr ro=false",
         "mount_setattr propagation=shared", "mount_setattr propagation=unbindable",
-        "move_mount", "move_mount set_group=true", "move_mount beneath=true" } do
+        "move_mount", "move_mount set_group=true", "move_mount beneath=true",
+        "attach_clone clone=true", "attach_clone clone=nil", "attach_fsmount",
+        "pivot_root", "pivot_root put_old=/x",
+        "tmpfs data size=1m", "tmpfs data bogus=1", "ramfs data bogus=1",
+        "remount data size=2m", "remount data bogus=1" } do
       assert.is_true(seen[key], key)
     end
     local props = {}

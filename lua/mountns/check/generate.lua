@@ -61,8 +61,10 @@ local OPS = {
   { "remount", 1 }, { "make", 6 }, { "unshare", 3 }, { "close", 1 },
   -- what a script sees: files through the mounts, and root views
   { "write", 2 }, { "read", 1 }, { "exists", 1 }, { "ls", 1 }, { "mounts", 1 },
-  -- the new mount API, by paths
-  { "mount_setattr", 2 }, { "move_mount", 2 },
+  -- the new mount API, by paths, and detached trees attached (COMPOUND)
+  { "mount_setattr", 2 }, { "move_mount", 2 }, { "attach_clone", 2 }, { "attach_fsmount", 1 },
+  -- a new root for the namespace
+  { "pivot_root", 1 },
 }
 -- mount_setattr's attribute sets the generator draws (each alone, maybe
 -- with recursive), and move_mount's three kinds
@@ -72,6 +74,48 @@ local SETATTRS = {
   { propagation = "unbindable" },
 }
 local MOVE_KINDS = { "move", "move", "set_group", "beneath" }
+-- mount data (mount's and remount's last argument, fsmount's config):
+-- values tmpfs takes, values it refuses (EINVAL), and for ramfs, which
+-- knows mode and ignores the rest
+local TMPFS_DATA = { "size=1m", "mode=0700", "nr_inodes=64", "size=50%", "huge=never",
+                     "mode=755,size=2m", "bogus=1", "size=1x", "mode=8", "nr_inodes=" }
+local RAMFS_DATA = { "mode=0711", "bogus=1", "mode=x" }
+local REMOUNT_DATA = { "size=2m", "nr_inodes=32", "mode=0700", "bogus=1", "size=" }
+
+--- The steps that are more than one call, as functions of a namespace
+-- (a model one or a kernel one alike) and the arguments a step holds: a
+-- mount fd lives only between open_tree or fsmount and move_mount, so it
+-- cannot be a step's argument. Each closes its fd whatever happens (an
+-- fd left to the collector would hold the mount: umount's EBUSY would
+-- depend on when it runs); a failed move_mount's detached tree goes with
+-- it. `mountns.check` exports them, so a shrunk script calls them by name.
+M.COMPOUND = {}
+
+local function attached(ns, fd, to)
+  local ok, err = pcall(ns.move_mount, ns, fd, to)
+  fd:close()
+  if not ok then error(err, 0) end
+end
+
+--- open_tree(from, opts) (a detached copy with `clone`, the mount itself
+-- without), then move_mount of it onto to.
+-- @param ns a namespace
+-- @tparam string from
+-- @tparam string to
+-- @tparam[opt] table opts open_tree's
+function M.COMPOUND.attach_clone(ns, from, to, opts)
+  attached(ns, ns:open_tree(from, opts), to)
+end
+
+--- fsmount(fstype, config) (a new detached superblock), then move_mount of
+-- it onto to.
+-- @param ns a namespace
+-- @tparam string fstype
+-- @tparam table config
+-- @tparam string to
+function M.COMPOUND.attach_fsmount(ns, fstype, config, to)
+  attached(ns, ns:fsmount(fstype, config), to)
+end
 
 --- The operations whose answer (not only success or the errno) is
 -- compared: the file a read gives, a directory's names, a root view.
@@ -195,7 +239,27 @@ function M.generate(seed, index, k, opts)
       sources = sources + 1
       local p = dir(g)
       if g.dirs[p] then hide(g, p); g.mounts[p] = true end
-      args = { "t" .. sources, p, "tmpfs", n = 3 }
+      local how = r:int(8)
+      args = how <= 5 and { "t" .. sources, p, "tmpfs", n = 3 }
+        or how <= 7 and { "t" .. sources, p, "tmpfs", nil, r:pick(TMPFS_DATA), n = 5 }
+        or { "t" .. sources, p, "ramfs", nil, r:pick(RAMFS_DATA), n = 5 }
+    elseif op == "attach_clone" then
+      local a, b = mountpoint(g), dir(g)
+      show(g, a, b)
+      local how = r:int(4)
+      args = { a, b, how == 1 and {} or { clone = true, recursive = how == 2 or nil }, n = 3 }
+    elseif op == "attach_fsmount" then
+      sources = sources + 1
+      local p = dir(g)
+      if g.dirs[p] then hide(g, p); g.mounts[p] = true end
+      local fstype = r:int(4) == 1 and "ramfs" or "tmpfs"
+      local config = { source = "f" .. sources }
+      if r:int(2) == 1 then
+        local item = r:pick(fstype == "tmpfs" and TMPFS_DATA or RAMFS_DATA)
+        local key, v = item:match("^([^=,]*)=?([^,]*)")
+        config[key] = v
+      end
+      args = { fstype, config, p, n = 3 }
     elseif op == "bind" then
       local a, b = dir(g), dir(g)
       show(g, a, b)
@@ -229,9 +293,20 @@ function M.generate(seed, index, k, opts)
       else
         args = { a, b, { [kind] = true }, n = 3 }
       end
+    elseif op == "pivot_root" then
+      local p, how = mountpoint(g), r:int(4)
+      args = how == 1 and { p, { put_old = "/x" }, n = 2 }
+        or how == 2 and { p, { old_root = r:pick { "rslave", "rprivate" } }, n = 2 }
+        or { p, n = 1 }
+      -- the guess: what was under p is the namespace's now
+      local dirs, mounts = {}, {}
+      for q in pairs(g.dirs) do if under(q, p) then dirs[q:sub(#p + 1)] = true end end
+      for q in pairs(g.mounts) do if under(q, p) then mounts[q:sub(#p + 1)] = true end end
+      g.dirs, g.mounts = dirs, mounts
     elseif op == "remount" then
-      local how = r:pick { "ro", "rw" }
-      args = r:int(2) == 1 and { mountpoint(g, 6), how, nil, { bind = true }, n = 4 }
+      local how, kind = r:pick { "ro", "rw" }, r:int(4)
+      args = kind <= 2 and { mountpoint(g, 6), how, nil, { bind = true }, n = 4 }
+        or kind == 3 and { mountpoint(g, 6), how, r:pick(REMOUNT_DATA), n = 3 }
         or { mountpoint(g, 6), how, n = 2 }
     elseif op == "make" then
       op = r:pick(MAKES)
@@ -308,6 +383,10 @@ function M.call_text(step, names)
   local a = {}
   for j = 1, step.args.n do a[j] = lua_value(step.args[j]) end
   local who = names and names[step.ns] or "ns?"
+  if M.COMPOUND[step.op] then
+    table.insert(a, 1, who)
+    return "check." .. step.op .. "(" .. table.concat(a, ", ") .. ")"
+  end
   if step.op == "unshare" and step.args.n == 1 then
     return who .. ":unshare " .. a[1]
   end

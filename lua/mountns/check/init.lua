@@ -36,6 +36,9 @@ local M = {}
 M.rng, M.PATHS, M.ANSWERS = generate.rng, generate.PATHS, generate.ANSWERS
 M.generate, M.names, M.call_text = generate.generate, generate.names, generate.call_text
 M.count_rules, M.count_steps = stats_.count_rules, stats_.count_steps
+-- the steps of more than one call, by name (a shrunk script calls them)
+local COMPOUND = generate.COMPOUND
+M.attach_clone, M.attach_fsmount = COMPOUND.attach_clone, COMPOUND.attach_fsmount
 M.stats_lines = stats_.stats_lines
 local lua_value = generate.lua_value
 
@@ -108,7 +111,8 @@ function M.observe(first, steps, close)
     local outcome, answer = "skip", nil
     if ns then
       local res = pack(pcall(function()
-        return ns[st.op](ns, unpack(st.args, 1, st.args.n))
+        local f = COMPOUND[st.op] or ns[st.op]
+        return f(ns, unpack(st.args, 1, st.args.n))
       end))
       if res[1] and res[2] == nil and type(res[3]) == "string" then
         outcome = M.errno_of(res[3]) -- nil and a message: a refusal (ns:mounts)
@@ -428,6 +432,12 @@ function M.script(found, info)
   -- (written with format: spec/tools/layers.lua reads a require in a string as one)
   lines[#lines + 1] = string.format('local mountns = %s "mountns"', "require")
   lines[#lines + 1] = string.format('local expect = %s "mountns.expect"', "require")
+  for _, st in ipairs(steps) do
+    if COMPOUND[st.op] then
+      lines[#lines + 1] = string.format('local check = %s "mountns.check"', "require")
+      break
+    end
+  end
   lines[#lines + 1] = ""
   lines[#lines + 1] = string.format('mountns.scenario("check: seed %d, sequence %d, shrunk", '
     .. "function(ns1)", info.seed, info.index)
@@ -440,7 +450,8 @@ function M.script(found, info)
     elseif outcome ~= "ok" then
       local a = {}
       for x = 1, st.args.n do a[x] = lua_value(st.args[x]) end
-      call = string.format("expect.fails(%q, %s.%s, %s%s)", outcome, names[st.ns], st.op,
+      call = string.format("expect.fails(%q, %s.%s, %s%s)", outcome,
+        COMPOUND[st.op] and "check" or names[st.ns], st.op,
         names[st.ns], #a > 0 and (", " .. table.concat(a, ", ")) or "")
     elseif found.kernel[j].answer then
       call = answer_check(st.op, call, found.kernel[j].answer)

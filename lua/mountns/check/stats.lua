@@ -27,17 +27,36 @@ function M.count_rules(stats, events)
   end
 end
 
+-- Where a step holds mount data: mount's fifth argument, remount's third
+local DATA_AT = { mount = 5, remount = 3 }
+
+-- The mount data a step draws, as "tmpfs size=1m", "remount size=2m" or
+-- "fsmount tmpfs mode=0700"; nil for none.
+local function data_of(st)
+  local at = DATA_AT[st.op]
+  if at and type(st.args[at]) == "string" then
+    return (st.op == "mount" and st.args[3] or "remount") .. " " .. st.args[at]
+  end
+  if st.op == "attach_fsmount" then
+    for k, v in pairs(st.args[2]) do
+      if k ~= "source" then return "fsmount " .. st.args[1] .. " " .. k .. "=" .. v end
+    end
+  end
+end
+
 --- Count what a sequence draws into stats: each operation (make_* by
 -- name), each flag or option (recursive, detach, bind, user), each
--- propagation type an unshare asks for.
+-- propagation type an unshare asks for, each mount data string.
 -- @tparam table stats
 -- @tparam table steps
 function M.count_steps(stats, steps)
   stats.ops, stats.flags = stats.ops or {}, stats.flags or {}
-  stats.propagations = stats.propagations or {}
+  stats.propagations, stats.data = stats.propagations or {}, stats.data or {}
   local function bump(t, k) t[k] = (t[k] or 0) + 1 end
   for _, st in ipairs(steps) do
     bump(stats.ops, st.op)
+    local data = data_of(st)
+    if data then bump(stats.data, data) end
     for j = 1, st.args.n do
       local a = st.args[j]
       if a == "detach" or a == "force" or a == "expire" then bump(stats.flags, a) end
@@ -70,9 +89,9 @@ function M.stats_lines(stats)
   section("operations drawn:", stats.ops)
   section("flags and options drawn:", stats.flags)
   section("propagation types asked of unshare:", stats.propagations)
+  section("mount data drawn (the kernel takes some, refuses others):", stats.data)
   section("model rules hit (events by rule, names and numbers taken out):", stats.rules)
   return out
 end
 
--- A fresh namespace inside a running scenario for sequence k of a batch:
 return M
