@@ -109,7 +109,7 @@ describe("mountns check: the generator", function()
         "mount_setattr propagation=shared", "mount_setattr propagation=unbindable",
         "move_mount", "move_mount set_group=true", "move_mount beneath=true",
         "attach_clone clone=true", "attach_clone clone=nil", "attach_fsmount",
-        "pivot_root", "pivot_root put_old=/x",
+        "pivot_private", "pivot_private put_old=/x",
         "tmpfs data size=1m", "tmpfs data bogus=1", "ramfs data bogus=1",
         "remount data size=2m", "remount data bogus=1" } do
       assert.is_true(seen[key], key)

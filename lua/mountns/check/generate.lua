@@ -63,8 +63,8 @@ local OPS = {
   { "write", 2 }, { "read", 1 }, { "exists", 1 }, { "ls", 1 }, { "mounts", 1 },
   -- the new mount API, by paths, and detached trees attached (COMPOUND)
   { "mount_setattr", 2 }, { "move_mount", 2 }, { "attach_clone", 2 }, { "attach_fsmount", 1 },
-  -- a new root for the namespace
-  { "pivot_root", 1 },
+  -- a new root for the namespace (made private first: COMPOUND)
+  { "pivot_private", 1 },
 }
 -- mount_setattr's attribute sets the generator draws (each alone, maybe
 -- with recursive), and move_mount's three kinds
@@ -105,6 +105,20 @@ end
 -- @tparam[opt] table opts open_tree's
 function M.COMPOUND.attach_clone(ns, from, to, opts)
   attached(ns, ns:open_tree(from, opts), to)
+end
+
+--- make_private(new_root), then pivot_root(new_root, opts). Private
+-- first because a new root that receives propagation can get a mount
+-- stacked on its root dentry (a mount in a peer or master on the
+-- directory the new root is a bind of), and what a namespace with a mount
+-- on its `/` lists depends on who reads it (see "Never a mount on a
+-- namespace's `/`" below).
+-- @param ns a namespace
+-- @tparam string new_root
+-- @tparam[opt] table opts pivot_root's
+function M.COMPOUND.pivot_private(ns, new_root, opts)
+  ns:make_private(new_root)
+  ns:pivot_root(new_root, opts)
 end
 
 --- fsmount(fstype, config) (a new detached superblock), then move_mount of
@@ -293,7 +307,7 @@ function M.generate(seed, index, k, opts)
       else
         args = { a, b, { [kind] = true }, n = 3 }
       end
-    elseif op == "pivot_root" then
+    elseif op == "pivot_private" then
       local p, how = mountpoint(g), r:int(4)
       args = how == 1 and { p, { put_old = "/x" }, n = 2 }
         or how == 2 and { p, { old_root = r:pick { "rslave", "rprivate" } }, n = 2 }

@@ -39,6 +39,7 @@ M.count_rules, M.count_steps = stats_.count_rules, stats_.count_steps
 -- the steps of more than one call, by name (a shrunk script calls them)
 local COMPOUND = generate.COMPOUND
 M.attach_clone, M.attach_fsmount = COMPOUND.attach_clone, COMPOUND.attach_fsmount
+M.pivot_private = COMPOUND.pivot_private
 M.stats_lines = stats_.stats_lines
 local lua_value = generate.lua_value
 
