@@ -197,6 +197,45 @@ end
 -- when the method calls record); fn: the function ns:run ran. Returns the
 -- step, or nil for an ns:run of mountns's own (see below).
 local WEAK = { __mode = "v" }
+
+-- Tell the mirror listening (`on_step` of `begin`: run --both) of a step
+-- and the call's results (pcall's, packed; nil when the step has none to
+-- compare). Never while it is told one: the mirror reads the kernel's
+-- tables through these same methods. What it raises comes out of the
+-- method that made the step.
+local function tell(step, ns, r)
+  state.telling = true
+  local ok, e = pcall(state.on_step, step, ns, r)
+  state.telling = false
+  if not ok then error(e, 0) end
+end
+
+-- Whether a mirror listens now (and is not being told a step).
+local function listening()
+  return state and state.on_step and not state.telling
+end
+
+-- A step's outcome from pcall's results r (packed) of its call: a raised
+-- error, or nil and a message (the core's refusal), is a failure, with the
+-- errno name its message ends in.
+local function outcome_of(step, r)
+  if r and not r[1] then
+    step.ok, step.error = false, tostring(r[2])
+  elseif r and r[2] == nil and type(r[3]) == "string" then
+    step.ok, step.error = false, r[3]
+  end
+  if not step.ok then step.errno = errno_of(step.error) end
+end
+
+-- The arguments of a call, kept in its step: args is the method's own
+-- pack, its tables are copied (the caller may change them after).
+local function keep(args)
+  for i = 1, args.n do
+    if type(args[i]) == "table" then args[i] = copy(args[i]) end
+  end
+  return args
+end
+
 local function record(ns, op, args, r, new, level, fn)
   -- mountns's own ns:run calls (find's statmount, a shell's file tests,
   -- check's table reads) only read: a step is the user's code only. The
@@ -205,17 +244,9 @@ local function record(ns, op, args, r, new, level, fn)
   -- the model (--both) for a mount it was never shown. One cached lookup,
   -- no walk to the user's frame, which cost `mountns check` 10 us a read
   if op == "run" and source_of(fn)[1] then return nil end
-  for i = 1, args.n do -- args is the method's own pack: its tables are copied
-    if type(args[i]) == "table" then args[i] = copy(args[i]) end
-  end
-  local step = { ns = ns.serial, op = op, args = args, ok = true, new = new and new.serial,
-                 label = new and new.label_ }
-  if r and not r[1] then
-    step.ok, step.error = false, tostring(r[2])
-  elseif r and r[2] == nil and type(r[3]) == "string" then
-    step.ok, step.error = false, r[3]
-  end
-  if not step.ok then step.errno = errno_of(step.error) end
+  local step = { ns = ns.serial, op = op, args = keep(args), ok = true,
+                 new = new and new.serial, label = new and new.label_ }
+  outcome_of(step, r)
   -- the mount fd open_tree or fsmount made, for a replay to link its own
   -- to (held weakly: the step must not keep the fd from its __gc)
   if step.ok and (op == "open_tree" or op == "fsmount") then
@@ -224,8 +255,22 @@ local function record(ns, op, args, r, new, level, fn)
   step.where, step.via = caller(level + 2)
   local steps = state.steps
   steps[#steps + 1] = step
-  if state.on_step then state.on_step(step, ns) end
+  if listening() then tell(step, ns, r) end
   return step
+end
+
+-- A read (`ns:read`, `exists`, `ls`, `locked`, `mounts`, `find`) told to
+-- the mirror listening as a step `{read = true, ...}` with the call's
+-- results r (pcall's, packed), so run --both compares the answer the
+-- script got with the model's. Not kept in the steps: a read changes
+-- nothing, a replay and explain have no use for it. Called only when a
+-- mirror listens (`listening()`): a plain scenario pays one test a read.
+-- level: as record's.
+local function heard(ns, op, args, r, level)
+  local step = { ns = ns.serial, op = op, args = keep(args), ok = true, read = true }
+  outcome_of(step, r)
+  step.where, step.via = caller(level + 2)
+  tell(step, ns, r)
 end
 
 --- Call fn(...) inside this namespace; the process returns to the
@@ -391,6 +436,9 @@ for name, op in pairs(PATH_METHODS) do
       if op2 then r = exec(self, op1, op2, path) else r = exec(self, op1, path) end
       ok, v, err = r[1], r[2], r[3]
     end
+    if state.on_step and not state.telling then
+      heard(self, name, pack(path), pack(ok, v, err), 2)
+    end
     if not ok then raise_for(name, v, 3) end
     if v == nil and err then error(err, 2) end
     return v
@@ -521,12 +569,17 @@ end
 -- propagate_from computed against it)
 function Namespace:mounts(opts)
   check_open(self, "mounts")
+  local given = opts
   opts = argcheck.ns_options("mounts", opts, 1, 2)
   if opts.root ~= nil then
     opts = { propagate_from = opts.propagate_from,
              root = mtable.normpath(opts.root, "ns:mounts", 1, 2) }
   end
-  return mounts.mounts(self, opts)
+  if not listening() then return mounts.mounts(self, opts) end
+  local r = pack(pcall(mounts.mounts, self, opts))
+  heard(self, "mounts", pack(given), r, 2)
+  if not r[1] then error(r[2], 0) end
+  return unpack(r, 2, r.n)
 end
 
 -- statmount(2) of the mount a path is on: a few microseconds at any table
@@ -545,6 +598,8 @@ local function statmount_at(path)
   return nil
 end
 
+local find_top -- ns:find's answer (below)
+
 --- The topmost mount at path in this namespace, or nil: what
 -- `ns:mounts():find(path)` answers (see `mountns.table`), also for a mount
 -- hidden under an over-mount. `path` is normalised lexically (`/S/`,
@@ -555,12 +610,28 @@ end
 -- `ns:mounts`).
 function Namespace:find(path, opts)
   check_open(self, "find")
+  local given = pack(path, opts)
   path = mtable.normpath(path, "ns:find", 1, 2)
   opts = argcheck.ns_options("find", opts, 2, 2)
-  if opts.root ~= nil then
-    local root = mtable.normpath(opts.root, "ns:find", 2, 2)
+  local root = opts.root ~= nil and mtable.normpath(opts.root, "ns:find", 2, 2) or nil
+  if not listening() then
+    local m, err = find_top(self, path, root)
+    if m == nil and err then error(err, 2) end
+    return m
+  end
+  local r = pack(pcall(find_top, self, path, root))
+  heard(self, "find", given, r, 2)
+  if not r[1] then error(r[2], 0) end
+  if r[2] == nil and r[3] then error(r[3], 2) end
+  return r[2]
+end
+
+-- ns:find's answer, its arguments checked: the record, or nil (and the
+-- refusal of a root view that cannot be read).
+function find_top(self, path, root)
+  if root then
     local t, err = mounts.mounts(self, { root = root })
-    if not t then error(err, 2) end
+    if not t then return nil, err end
     return t:find(path)
   end
   -- statmount_complete: the kernel gives every field of a record (Linux
@@ -577,7 +648,8 @@ function Namespace:find(path, opts)
     if r then return r end
     if r == false then return nil end
   end
-  return self:mounts():find(path)
+  -- (not self:mounts(): that would be told to a mirror as a read of its own)
+  return mounts.mounts(self, {}):find(path)
 end
 
 --- The kernel version the namespace follows, "MAJOR.MINOR": the running
