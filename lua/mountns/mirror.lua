@@ -253,15 +253,60 @@ function Mirror:unseen_from(step)
   end
 end
 
---- The unmirrored step whose changes the namespace of a step may see
--- (one of its mounts is on a superblock that step's namespace saw), or nil.
+-- The paths a step names: its string arguments that are absolute paths
+-- (normalised when they can be) and the `root` option of a table one.
+local function paths_of(step)
+  local out, args = {}, step.args or {}
+  for i = 1, args.n or #args do
+    local a = args[i]
+    if type(a) == "table" then a = a.root end
+    if type(a) == "string" and a:sub(1, 1) == "/" then
+      local ok, p = pcall(mtable.normpath, a, "--both", i, 1)
+      out[#out + 1] = ok and p or a
+    end
+  end
+  return out
+end
+
+-- Whether path is the mount point t or under it.
+local function is_on(path, t)
+  return t == "/" or path == t or path:sub(1, #t + 1) == t .. "/"
+end
+
+--- The unmirrored step whose changes a step may see, or nil: one whose
+-- namespace saw the superblock of a mount that a path of the step is on
+-- (the deepest mount point it is at or under: what a lookup finds past the
+-- last mount it crosses is on that superblock; the mounts themselves were
+-- compared), or for a step without a path, of any mount of its namespace.
 -- @tparam table step
 -- @treturn ?table the step
 function Mirror:unseen_by(step)
   local ns, unseen = self.by_serial[step.ns], self.unseen
   if not (ns and unseen) then return nil end
+  local mine, targets, cache = {}, {}, {}
   for _, m in ipairs(self.world.mounts) do
-    if m.ns == ns and unseen[m.sb] then return unseen[m.sb] end
+    if m.ns == ns then
+      mine[#mine + 1] = m
+      targets[m] = model.target_of(m, cache)
+    end
+  end
+  local paths = paths_of(step)
+  if #paths == 0 then
+    for _, m in ipairs(mine) do
+      if unseen[m.sb] then return unseen[m.sb] end
+    end
+    return nil
+  end
+  for _, p in ipairs(paths) do
+    local deepest = 0
+    for _, m in ipairs(mine) do
+      local t = targets[m]
+      if #t > deepest and is_on(p, t) then deepest = #t end
+    end
+    for _, m in ipairs(mine) do -- (a stack there: each of it)
+      local t = targets[m]
+      if #t == deepest and unseen[m.sb] and is_on(p, t) then return unseen[m.sb] end
+    end
   end
   return nil
 end
