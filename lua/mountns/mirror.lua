@@ -6,8 +6,11 @@
 -- or the same errno name) and tags the events the step made with it, so
 -- `mountns.explain` can name the line of the scenario behind each event.
 -- `mountns run --both` makes one per scenario and, after every step,
--- compares the open namespaces of both sides (`model.compare`); the first
--- difference fails the scenario.
+-- compares the open namespaces of both sides (`model.compare`) and what
+-- the call returned; the script's reads (`ns:read`, `exists`, `ls`,
+-- `locked`, `mounts`, `find`), which the namespaces tell a listening
+-- mirror without keeping them as steps, are applied too and their answers
+-- compared (`answer_text`). The first difference fails the scenario.
 --
 -- What a model cannot mirror is never passed over in silence: `ns:run`
 -- (its function is code mountns cannot see) and `ns:exec` (a host tool)
@@ -16,7 +19,9 @@
 -- was not shown) is not modelled; each becomes a note. The tables are still compared after it:
 -- if they differ right there, the mirror stops (the model lost track, a
 -- note says so and how many steps went uncompared) instead of blaming the
--- model for what it was never shown.
+-- model for what it was never shown; so does a later difference on a
+-- superblock such a step could have changed unseen (a file it wrote: "what
+-- the model was not shown" below), a read's being a note.
 -- @module mountns.mirror
 
 local core = require "mountns.core"

@@ -128,7 +128,8 @@ end
 -- made the call for it, if any)}`; `ns:label(name)` appends `{op = "label"}`
 -- so a replay names namespaces as the scenario did. `mountns.model.replay`
 -- replays them, `mountns.explain` explains from them, `mountns run --both`
--- mirrors each on a model as it happens (the `on_step` of `begin`). A
+-- mirrors each on a model as it happens (the `on_step` of `begin`, told
+-- the call's results too, and the reads, which are not kept: `heard`). A
 -- step costs a table, a copy of its arguments and a walk of the stack:
 -- about a microsecond, against the milliseconds of a scenario.
 
@@ -842,8 +843,11 @@ end
 -- its own namespace): the first namespace is the caller's.
 -- @param host core handle of the isolate's namespace (kept for `ns:exec`)
 -- @tparam[opt] string label the first namespace's label
--- @tparam[opt] function on_step called as on_step(step, ns) after each
--- recorded step (`mountns run --both` mirrors it on a model); what it
+-- @tparam[opt] function on_step called as on_step(step, ns, results)
+-- after each recorded step and each read (a step `{read = true, ...}`,
+-- not kept in `steps()`), results being the call's (pcall's, packed; nil
+-- when none are told); `mountns run --both` mirrors them on a model. It
+-- is not called while it runs (its own reads of the tables); what it
 -- raises comes out of the method that made the step
 -- @treturn Namespace the first namespace
 function M.begin(host, label, on_step)
