@@ -316,37 +316,47 @@ function Mirror:unseen_by(step)
   return nil
 end
 
--- The place and call of an unmirrored step, for a note.
-local function unmirrored_text(before)
-  return "ns:" .. before.op .. " at " .. M.where_text(before)
+-- Why the model may not have been shown what a step saw, as the end of a
+-- note's sentence, or nil: an unmirrored step before it (`unseen_by`), or
+-- a script's ns:run around it (`step.within`: the step recorder's).
+function Mirror:unseen_because(step)
+  local before = self:unseen_by(step)
+  if before then
+    return "after ns:" .. before.op .. " at " .. M.where_text(before)
+      .. ", a step the model could not follow"
+  end
+  if step.within then
+    return "inside an ns:" .. step.within .. ", whose code the model could not follow"
+  end
+  return nil
 end
 
 -- A difference at step (head: its place and call; why: the sentence):
--- after a step the model was not shown, a note (a read) or the mirror
--- stopped (a step: the model lost track); else the scenario fails (raised,
--- and kept in `self.failed`).
+-- where the model may not have been shown what the step saw
+-- (`unseen_because`), a note (a read) or the mirror stopped (a step: the
+-- model lost track); else the scenario fails (raised, and kept in
+-- `self.failed`).
 function Mirror:differs(step, head, why, call)
-  local before = self:unseen_by(step)
-  if not before then
+  local because = self:unseen_because(step)
+  if not because then
     self.failed = head .. "\n  " .. why
     error(self.failed, 0)
   end
   if step.read then
-    return self:note_unseen(step, before, why)
+    return self:note_unseen(step, because, why)
   end
-  self.stopped = string.format("the model lost track at step %d, %s: %s: it differs after %s, "
-    .. "a step the model could not follow, so the steps after it were not compared",
-    self.count, M.where_text(step), call, unmirrored_text(before))
+  self.stopped = string.format("the model lost track at step %d, %s: %s: it differs %s, "
+    .. "so the steps after it were not compared", self.count, M.where_text(step), call, because)
 end
 
 -- Note a read answered otherwise after a step the model was not shown:
 -- one note a method, its first place and a count (`Replay:note_lines`
 -- writes it).
-function Mirror:note_unseen(step, before, why)
+function Mirror:note_unseen(step, because, why)
   local key = "unseen\0" .. step.op
   local n = self.noted[key]
   if n then n.count = n.count + 1; return end
-  n = { op = step.op, where = M.where_text(step), count = 1, after = unmirrored_text(before),
+  n = { op = step.op, where = M.where_text(step), count = 1, after = because,
         detail = not why:find("\n", 1, true) and why:gsub("^the answers differ: ", "") or nil }
   self.noted[key] = n
   self.notes[#self.notes + 1] = n

@@ -129,7 +129,9 @@ end
 -- so a replay names namespaces as the scenario did. `mountns.model.replay`
 -- replays them, `mountns.explain` explains from them, `mountns run --both`
 -- mirrors each on a model as it happens (the `on_step` of `begin`, told
--- the call's results too, and the reads, which are not kept: `heard`). A
+-- the call's results too, and the reads, which are not kept: `heard`;
+-- a step or read made by a script's function in ns:run has `within =
+-- "run"` then, as the code around it is in no step). A
 -- step costs a table, a copy of its arguments and a walk of the stack:
 -- about a microsecond, against the milliseconds of a scenario.
 
@@ -256,7 +258,10 @@ local function record(ns, op, args, r, new, level, fn)
   step.where, step.via = caller(level + 2)
   local steps = state.steps
   steps[#steps + 1] = step
-  if listening() then tell(step, ns, r) end
+  if listening() then
+    if state.within and state.within > 0 then step.within = "run" end
+    tell(step, ns, r)
+  end
   return step
 end
 
@@ -268,7 +273,8 @@ end
 -- mirror listens (`listening()`): a plain scenario pays one test a read.
 -- level: as record's.
 local function heard(ns, op, args, r, level)
-  local step = { ns = ns.serial, op = op, args = keep(args), ok = true, read = true }
+  local step = { ns = ns.serial, op = op, args = keep(args), ok = true, read = true,
+                 within = state.within and state.within > 0 and "run" or nil }
   outcome_of(step, r)
   step.where, step.via = caller(level + 2)
   tell(step, ns, r)
@@ -279,7 +285,12 @@ end
 function Namespace:run(fn, ...)
   check_open(self, "run")
   argcheck.typed(fn, "function", "ns:run", 1, 2)
+  -- a mirror listening is told which steps and reads a script's function
+  -- made (`within`): the code around them is not in any step
+  local opaque = listening() and not source_of(fn)[1]
+  if opaque then state.within = (state.within or 0) + 1 end
   local res = pack(pcall_in(self, fn, ...))
+  if opaque then state.within = state.within - 1 end
   record(self, "run", pack(...), res, nil, 2, fn)
   if not res[1] then error(res[2], 0) end
   return unpack(res, 2, res.n)

@@ -186,6 +186,29 @@ end)
     assert.are.same({}, s.notes)
   end)
 
+  it("notes a read inside a script's ns:run, whose code the model cannot see", function()
+    local text = [[
+local mountns = require "mountns"
+mountns.scenario("inside", function(ns)
+  ns:mkdir("/X")
+  ns:write("/X/f", "old\n")
+  ns:run(function()
+    local f = assert(io.open("/X/f", "w")); f:write("new\n"); f:close()
+    assert(ns:read("/X/f") == "new\n")                     -- inside
+  end)
+  ns:mkdir("/Y")
+end)
+]]
+    local r, path = run_both(text)
+    assert.is_true(r.ok, r.err)
+    assert.are.equal(2, #r.notes, table.concat(r.notes, "\n"))
+    assert.matches("^not compared: ns:read %(1 call, first at [^\n]*" .. lit(at(path, text,
+      "inside")) .. "%): answered otherwise by the kernel and the model inside an ns:run, whose "
+      .. 'code the model could not follow %(the kernel\'s "new\\n", the model\'s "old\\n"%)$',
+      r.notes[1])
+    assert.matches("^not modelled: ns:run %(1 call", r.notes[2])
+  end)
+
   it("still compares a read the unseen step cannot reach, after it", function()
     -- /Y is a tmpfs mounted after the ns:run: a wrong answer there fails
     local r, path = run_both(OPAQUE, { override = { read = function(ns, p)

@@ -181,9 +181,9 @@ end
 
 --- The notes as lines: "not modelled: ns:exec (2 calls, first at
 -- file.lua:12): a host tool ...", a read answered otherwise after such a
--- step (`mountns.mirror`: a note with `after`, the step, and `detail`)
+-- step (`mountns.mirror`: a note with `after`, why, and `detail`)
 -- "not compared: ns:read (1 call, first at file.lua:14): answered
--- otherwise ... after ns:exec at file.lua:12 ...", then `stopped` (a line
+-- otherwise ... after ns:exec at file.lua:12, ...", then `stopped` (a line
 -- saying where the replay stopped comparing), if set.
 -- @treturn {string,...}
 function Replay:note_lines()
@@ -192,7 +192,7 @@ function Replay:note_lines()
     local calls = n.count == 1 and "1 call" or (n.count .. " calls")
     if n.after then
       out[#out + 1] = string.format("not compared: ns:%s (%s, first at %s): answered otherwise "
-        .. "by the kernel and the model after %s, a step the model could not follow%s", n.op,
+        .. "by the kernel and the model %s%s", n.op,
         calls, n.where, n.after, n.detail and (" (" .. n.detail .. ")") or "")
     else
       out[#out + 1] = string.format("not modelled: ns:%s (%s, first at %s): %s; the tables "
