@@ -129,9 +129,7 @@ end
 -- so a replay names namespaces as the scenario did. `mountns.model.replay`
 -- replays them, `mountns.explain` explains from them, `mountns run --both`
 -- mirrors each on a model as it happens (the `on_step` of `begin`, told
--- the call's results too, and the reads, which are not kept: `heard`;
--- a step or read made by a script's function in ns:run has `within =
--- "run"` then, as the code around it is in no step). A
+-- the reads too: `heard`). A
 -- step costs a table, a copy of its arguments and a walk of the stack:
 -- about a microsecond, against the milliseconds of a scenario.
 
@@ -202,11 +200,12 @@ end
 local WEAK = { __mode = "v" }
 
 -- Tell the mirror listening (`on_step` of `begin`: run --both) of a step
--- and the call's results (pcall's, packed; nil when the step has none to
--- compare). Never while it is told one: the mirror reads the kernel's
--- tables through these same methods. What it raises comes out of the
--- method that made the step.
+-- and the call's results r (pcall's, packed, or nil); a step made inside a
+-- script's ns:run function is marked (`within`: the code around it is in
+-- no step). Never while it is told one: it reads the kernel's tables
+-- through these methods. What it raises comes out of the method.
 local function tell(step, ns, r)
+  if state.within and state.within > 0 then step.within = "run" end
   state.telling = true
   local ok, e = pcall(state.on_step, step, ns, r)
   state.telling = false
@@ -218,25 +217,22 @@ local function listening()
   return state and state.on_step and not state.telling
 end
 
--- A step's outcome from pcall's results r (packed) of its call: a raised
--- error, or nil and a message (the core's refusal), is a failure, with the
--- errno name its message ends in.
-local function outcome_of(step, r)
+-- The step of ns's call op with args (the method's own pack, kept: its
+-- tables are copied) and pcall's results r (packed): a raised error, or
+-- nil and a message (the core's refusal), is a failure, with the errno
+-- name its message ends in.
+local function new_step(ns, op, args, r)
+  for i = 1, args.n do
+    if type(args[i]) == "table" then args[i] = copy(args[i]) end
+  end
+  local step = { ns = ns.serial, op = op, args = args, ok = true }
   if r and not r[1] then
     step.ok, step.error = false, tostring(r[2])
   elseif r and r[2] == nil and type(r[3]) == "string" then
     step.ok, step.error = false, r[3]
   end
   if not step.ok then step.errno = errno_of(step.error) end
-end
-
--- The arguments of a call, kept in its step: args is the method's own
--- pack, its tables are copied (the caller may change them after).
-local function keep(args)
-  for i = 1, args.n do
-    if type(args[i]) == "table" then args[i] = copy(args[i]) end
-  end
-  return args
+  return step
 end
 
 local function record(ns, op, args, r, new, level, fn)
@@ -247,9 +243,8 @@ local function record(ns, op, args, r, new, level, fn)
   -- the model (--both) for a mount it was never shown. One cached lookup,
   -- no walk to the user's frame, which cost `mountns check` 10 us a read
   if op == "run" and source_of(fn)[1] then return nil end
-  local step = { ns = ns.serial, op = op, args = keep(args), ok = true,
-                 new = new and new.serial, label = new and new.label_ }
-  outcome_of(step, r)
+  local step = new_step(ns, op, args, r)
+  step.new, step.label = new and new.serial, new and new.label_
   -- the mount fd open_tree or fsmount made, for a replay to link its own
   -- to (held weakly: the step must not keep the fd from its __gc)
   if step.ok and (op == "open_tree" or op == "fsmount") then
@@ -258,26 +253,31 @@ local function record(ns, op, args, r, new, level, fn)
   step.where, step.via = caller(level + 2)
   local steps = state.steps
   steps[#steps + 1] = step
-  if listening() then
-    if state.within and state.within > 0 then step.within = "run" end
-    tell(step, ns, r)
-  end
+  if listening() then tell(step, ns, r) end
   return step
 end
 
 -- A read (`ns:read`, `exists`, `ls`, `locked`, `mounts`, `find`) told to
--- the mirror listening as a step `{read = true, ...}` with the call's
--- results r (pcall's, packed), so run --both compares the answer the
--- script got with the model's. Not kept in the steps: a read changes
--- nothing, a replay and explain have no use for it. Called only when a
--- mirror listens (`listening()`): a plain scenario pays one test a read.
--- level: as record's.
+-- a mirror listening as a step `{read = true}`, with its results r, so
+-- run --both compares the script's answer with the model's. Not kept: a
+-- replay and explain have no use for it; a plain scenario pays one test a
+-- read. level: as record's.
 local function heard(ns, op, args, r, level)
-  local step = { ns = ns.serial, op = op, args = keep(args), ok = true, read = true,
-                 within = state.within and state.within > 0 and "run" or nil }
-  outcome_of(step, r)
+  local step = new_step(ns, op, args, r)
+  step.read = true
   step.where, step.via = caller(level + 2)
   tell(step, ns, r)
+end
+
+-- f(...)'s results, the answer of the read `op` of ns (args: its
+-- arguments, packed), heard when a mirror listens (never call it in a
+-- tail position: heard counts the method's frame).
+local function answer(ns, op, args, f, ...)
+  if not listening() then return f(...) end
+  local r = pack(pcall(f, ...))
+  heard(ns, op, args, r, 3)
+  if not r[1] then error(r[2], 0) end
+  return unpack(r, 2, r.n)
 end
 
 --- Call fn(...) inside this namespace; the process returns to the
@@ -587,11 +587,8 @@ function Namespace:mounts(opts)
     opts = { propagate_from = opts.propagate_from,
              root = mtable.normpath(opts.root, "ns:mounts", 1, 2) }
   end
-  if not listening() then return mounts.mounts(self, opts) end
-  local r = pack(pcall(mounts.mounts, self, opts))
-  heard(self, "mounts", pack(given), r, 2)
-  if not r[1] then error(r[2], 0) end
-  return unpack(r, 2, r.n)
+  local t, err = answer(self, "mounts", listening() and pack(given), mounts.mounts, self, opts)
+  return t, err
 end
 
 -- statmount(2) of the mount a path is on: a few microseconds at any table
@@ -610,37 +607,9 @@ local function statmount_at(path)
   return nil
 end
 
-local find_top -- ns:find's answer (below)
-
---- The topmost mount at path in this namespace, or nil: what
--- `ns:mounts():find(path)` answers (see `mountns.table`), also for a mount
--- hidden under an over-mount. `path` is normalised lexically (`/S/`,
--- `//S` and `/./S` are `/S`). Uses statmount(2) where the kernel gives
--- complete records (Linux 6.13+) and the path reaches the mount, else the
--- whole mount table. `opts.root = dir`: the topmost mount at path as a
--- process whose root is dir sees it (`path` relative to that root; see
--- `ns:mounts`).
-function Namespace:find(path, opts)
-  check_open(self, "find")
-  local given = pack(path, opts)
-  path = mtable.normpath(path, "ns:find", 1, 2)
-  opts = argcheck.ns_options("find", opts, 2, 2)
-  local root = opts.root ~= nil and mtable.normpath(opts.root, "ns:find", 2, 2) or nil
-  if not listening() then
-    local m, err = find_top(self, path, root)
-    if m == nil and err then error(err, 2) end
-    return m
-  end
-  local r = pack(pcall(find_top, self, path, root))
-  heard(self, "find", given, r, 2)
-  if not r[1] then error(r[2], 0) end
-  if r[2] == nil and r[3] then error(r[3], 2) end
-  return r[2]
-end
-
 -- ns:find's answer, its arguments checked: the record, or nil (and the
 -- refusal of a root view that cannot be read).
-function find_top(self, path, root)
+local function find_top(self, path, root)
   if root then
     local t, err = mounts.mounts(self, { root = root })
     if not t then return nil, err end
@@ -662,6 +631,25 @@ function find_top(self, path, root)
   end
   -- (not self:mounts(): that would be told to a mirror as a read of its own)
   return mounts.mounts(self, {}):find(path)
+end
+
+--- The topmost mount at path in this namespace, or nil: what
+-- `ns:mounts():find(path)` answers (see `mountns.table`), also for a mount
+-- hidden under an over-mount. `path` is normalised lexically (`/S/`,
+-- `//S` and `/./S` are `/S`). Uses statmount(2) where the kernel gives
+-- complete records (Linux 6.13+) and the path reaches the mount, else the
+-- whole mount table. `opts.root = dir`: the topmost mount at path as a
+-- process whose root is dir sees it (`path` relative to that root; see
+-- `ns:mounts`).
+function Namespace:find(path, opts)
+  check_open(self, "find")
+  local given = listening() and pack(path, opts) -- (no table a call otherwise)
+  path = mtable.normpath(path, "ns:find", 1, 2)
+  opts = argcheck.ns_options("find", opts, 2, 2)
+  local root = opts.root ~= nil and mtable.normpath(opts.root, "ns:find", 2, 2) or nil
+  local m, err = answer(self, "find", given, find_top, self, path, root)
+  if m == nil and err then error(err, 2) end
+  return m
 end
 
 --- The kernel version the namespace follows, "MAJOR.MINOR": the running
@@ -855,11 +843,9 @@ end
 -- @param host core handle of the isolate's namespace (kept for `ns:exec`)
 -- @tparam[opt] string label the first namespace's label
 -- @tparam[opt] function on_step called as on_step(step, ns, results)
--- after each recorded step and each read (a step `{read = true, ...}`,
--- not kept in `steps()`), results being the call's (pcall's, packed; nil
--- when none are told); `mountns run --both` mirrors them on a model. It
--- is not called while it runs (its own reads of the tables); what it
--- raises comes out of the method that made the step
+-- after each recorded step and each read (`{read = true}`, not kept),
+-- results: the call's, pcall's packed, or nil (`mountns run --both`
+-- mirrors them on a model); what it raises comes out of the method
 -- @treturn Namespace the first namespace
 function M.begin(host, label, on_step)
   state = { namespaces = {}, count = 0, agents = {}, host = host, on_step = on_step }
