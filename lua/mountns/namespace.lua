@@ -588,7 +588,8 @@ function Namespace:mounts(opts)
              root = mtable.normpath(opts.root, "ns:mounts", 1, 2) }
   end
   local t, err = answer(self, "mounts", listening() and pack(given), mounts.mounts, self, opts)
-  return t, err
+  if t == nil then return nil, err end
+  return t -- (one value: ns:mounts() may end an argument list)
 end
 
 -- statmount(2) of the mount a path is on: a few microseconds at any table
