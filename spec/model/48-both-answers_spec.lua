@@ -281,6 +281,28 @@ end)
       p.err)
   end)
 
+  it("found: ns:find with a root view that cannot be read refuses as the kernel's", function()
+    -- under --both the model's find crashed (indexing its nil view) where
+    -- the kernel's raised the chroot's ENOENT; a read of a root that is a
+    -- file, ENOTDIR
+    local _, out = helper.same(function(ns, _, try)
+      ns:write("/f", "x")
+      try(ns.find, ns, "/", { root = "/nope" })
+      try(ns.find, ns, "/", { root = "/f" })
+      try(ns.mounts, ns, { root = "/nope" })
+    end)
+    assert.are.equal("ENOENT ENOTDIR ok", out)
+    local r = run_both([[
+local mountns = require "mountns"
+mountns.scenario("refused views", function(ns)
+  ns:write("/f", "x")
+  assert(not pcall(ns.find, ns, "/", { root = "/nope" }))
+  assert(ns:mounts { root = "/f" } == nil)
+end)
+]], { strict = true })
+    assert.is_true(r.ok, r.err)
+  end)
+
   helper.feature_it("open_tree")("compares the mount fd a changing call returned", function()
     -- the model's open_tree clones / where the kernel's cloned /A
     local r, path = run_both(CAUGHT, { override = { open_tree = function(ns, _, opts)
