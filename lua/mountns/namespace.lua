@@ -269,9 +269,9 @@ local function heard(ns, op, args, r, level)
   tell(step, ns, r)
 end
 
--- f(...)'s results, the answer of the read `op` of ns (args: its
--- arguments, packed), heard when a mirror listens (never call it in a
--- tail position: heard counts the method's frame).
+-- f(...)'s results, the answer of the read `op` of ns (args: its packed
+-- arguments), heard when a mirror listens (not in a tail position: heard
+-- counts the method's frame).
 local function answer(ns, op, args, f, ...)
   if not listening() then return f(...) end
   local r = pack(pcall(f, ...))
@@ -587,7 +587,8 @@ function Namespace:mounts(opts)
     opts = { propagate_from = opts.propagate_from,
              root = mtable.normpath(opts.root, "ns:mounts", 1, 2) }
   end
-  local t, err = answer(self, "mounts", listening() and pack(given), mounts.mounts, self, opts)
+  if not listening() then return mounts.mounts(self, opts) end
+  local t, err = answer(self, "mounts", pack(given), mounts.mounts, self, opts)
   if t == nil then return nil, err end
   return t -- (one value: ns:mounts() may end an argument list)
 end
@@ -644,7 +645,7 @@ end
 -- `ns:mounts`).
 function Namespace:find(path, opts)
   check_open(self, "find")
-  local given = listening() and pack(path, opts) -- (no table a call otherwise)
+  local given = listening() and pack(path, opts) -- (else no table)
   path = mtable.normpath(path, "ns:find", 1, 2)
   opts = argcheck.ns_options("find", opts, 2, 2)
   local root = opts.root ~= nil and mtable.normpath(opts.root, "ns:find", 2, 2) or nil
