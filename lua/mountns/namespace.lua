@@ -199,11 +199,9 @@ end
 -- step, or nil for an ns:run of mountns's own (see below).
 local WEAK = { __mode = "v" }
 
--- Tell the mirror listening (`on_step` of `begin`: run --both) of a step
--- and the call's results r (pcall's, packed, or nil); a step made inside a
--- script's ns:run function is marked (`within`: the code around it is in
--- no step). Never while it is told one: it reads the kernel's tables
--- through these methods. What it raises comes out of the method.
+-- Tell the mirror listening (`begin`'s on_step) of a step and its call's
+-- results r, marked `within` inside a script's ns:run (the code around it
+-- is in no step); not while it is told one (it reads the kernel's tables).
 local function tell(step, ns, r)
   if state.within and state.within > 0 then step.within = "run" end
   state.telling = true
@@ -225,7 +223,8 @@ local function new_step(ns, op, args, r)
   for i = 1, args.n do
     if type(args[i]) == "table" then args[i] = copy(args[i]) end
   end
-  local step = { ns = ns.serial, op = op, args = args, ok = true }
+  local step = { ns = ns.serial, op = op, args = args, ok = true, error = nil, errno = nil,
+                 where = nil, via = nil } -- (named: a table of 8 fields, no rehash)
   if r and not r[1] then
     step.ok, step.error = false, tostring(r[2])
   elseif r and r[2] == nil and type(r[3]) == "string" then
@@ -253,7 +252,7 @@ local function record(ns, op, args, r, new, level, fn)
   step.where, step.via = caller(level + 2)
   local steps = state.steps
   steps[#steps + 1] = step
-  if listening() then tell(step, ns, r) end
+  if state.on_step and not state.telling then tell(step, ns, r) end
   return step
 end
 
@@ -287,7 +286,7 @@ function Namespace:run(fn, ...)
   argcheck.typed(fn, "function", "ns:run", 1, 2)
   -- a mirror listening is told which steps and reads a script's function
   -- made (`within`): the code around them is not in any step
-  local opaque = listening() and not source_of(fn)[1]
+  local opaque = state.on_step and not state.telling and not source_of(fn)[1]
   if opaque then state.within = (state.within or 0) + 1 end
   local res = pack(pcall_in(self, fn, ...))
   if opaque then state.within = state.within - 1 end
