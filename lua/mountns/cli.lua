@@ -63,10 +63,12 @@ M.COMMANDS = {
         "(with --model) the rules of Linux V (5.10, 6.1, 6.12, 6.18, 7.2, 7.3; any "
         .. "MAJOR.MINOR from 5.10 on; default: the running kernel's)." },
       { "--both", nil, "each scenario runs on the kernel and every step it makes is "
-        .. "mirrored on the model: the first difference of an outcome or of the "
-        .. "normalised tables fails it, naming the line, the call and the diff; what the "
-        .. "model cannot follow (ns:run, ns:exec, methods it lacks) is listed as "
-        .. "\"note: not modelled\" lines." },
+        .. "mirrored on the model: the first difference of an outcome, of an answer the "
+        .. "script got (a file, a directory's names, a record, a root view, a mount fd) or "
+        .. "of the normalised tables fails it, naming the line, the call and the diff; what "
+        .. "the model cannot follow (ns:run, ns:exec, methods it lacks) is listed as "
+        .. "\"note: not modelled\" lines, and a difference it may have caused as a note "
+        .. "too." },
       { "--strict", nil, "(with --both) a step the model cannot follow fails the "
         .. "scenario instead." },
       { "--list", nil, "print FILE<TAB>INDEX<TAB>NAME for each scenario the run would "

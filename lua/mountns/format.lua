@@ -458,6 +458,24 @@ local function golden_text(tables, n, opts)
   return table.concat(out, "", 1, k)
 end
 
+--- The golden texts of mount tables normalised together, apart: one text
+-- a table (`golden_text`'s blocks, without the blank lines between them).
+-- `mountns run --both` numbers an answer (a root view, a record) with the
+-- tables of the namespaces before it, so its peer groups and mounts are
+-- compared by their relation to those, not by the kernel's numbers.
+-- @tparam {table,...} tables mount tables (or lists of records)
+-- @treturn {string,...} one text per table
+function M.golden_parts(tables)
+  local renumber = renumbering(tables)
+  local parts = {}
+  for i, t in ipairs(tables) do
+    local lines = {}
+    for j, m in ipairs(t) do lines[j] = article_line(m, renumber(m)) .. "\n" end
+    parts[i] = table.concat(lines)
+  end
+  return parts
+end
+
 --- The golden text of namespaces or tables: normalised together, each in
 -- the article style, a blank line between them (what `golden` compares
 -- with, and what `mountns run --golden` prints).

@@ -6,8 +6,11 @@
 -- or the same errno name) and tags the events the step made with it, so
 -- `mountns.explain` can name the line of the scenario behind each event.
 -- `mountns run --both` makes one per scenario and, after every step,
--- compares the open namespaces of both sides (`model.compare`); the first
--- difference fails the scenario.
+-- compares the open namespaces of both sides (`model.compare`) and what
+-- the call returned; the script's reads (`ns:read`, `exists`, `ls`,
+-- `locked`, `mounts`, `find`), which the namespaces tell a listening
+-- mirror without keeping them as steps, are applied too and their answers
+-- compared (`answer_text`). The first difference fails the scenario.
 --
 -- What a model cannot mirror is never passed over in silence: `ns:run`
 -- (its function is code mountns cannot see) and `ns:exec` (a host tool)
@@ -16,11 +19,15 @@
 -- was not shown) is not modelled; each becomes a note. The tables are still compared after it:
 -- if they differ right there, the mirror stops (the model lost track, a
 -- note says so and how many steps went uncompared) instead of blaming the
--- model for what it was never shown.
+-- model for what it was never shown; so does a later difference on a
+-- superblock such a step could have changed unseen (a file it wrote: "what
+-- the model was not shown" below), a read's being a note.
 -- @module mountns.mirror
 
 local core = require "mountns.core"
 local argcheck = require "mountns.args"
+local mtable = require "mountns.table"
+local format = require "mountns.format"
 local model = require "mountns.model"
 
 local M = {}
@@ -156,43 +163,258 @@ function M.check_options(opts, fname, argn, level, within)
   end
 end
 
---- `mountns run --both`: apply the step, then compare the kernel's open
--- namespaces with the model's. Raises the first difference (and keeps it
--- in `self.failed`, so a caught error still fails the scenario): the
--- step's place and call, then the outcomes or the diff of the golden
--- texts (`- kernel`, `+ model`); a strict mirror, the first step it cannot
--- follow (not modelled, or opaque: `ns:run`, `ns:exec`), which it notes
--- otherwise.
--- @tparam table step the step just recorded
--- @tparam table kernel_nss the scenario's open namespaces, creation order
-function Mirror:step(step, kernel_nss)
-  if self.stopped or self.failed then return end
+-- ---- answers ------------------------------------------------------------------
+
+--- A value a call returned, as text to compare with the other side's: a
+-- mount table or a record (a root view, `ns:find`'s) as golden lines
+-- numbered after the tables `ctx` (`format.golden_parts`: its mounts and
+-- peer groups are compared by their relation to those tables, not by the
+-- numbers each side chose); a mount fd by what it holds (`mountfd
+-- [open_tree clone /X]`), not its number; a namespace as `namespace`;
+-- anything else as Lua source (`value_text`).
+-- @param v the value
+-- @tparam {table,...} ctx the mount tables of the side's open namespaces
+-- @treturn string
+function M.answer_text(v, ctx)
+  local t = type(v)
+  if t == "table" and (mtable.is(v) or (v.id ~= nil and v.target ~= nil)) then
+    local tables = {}
+    for i = 1, #ctx do tables[i] = ctx[i] end
+    tables[#tables + 1] = mtable.is(v) and v or { v }
+    local parts = format.golden_parts(tables)
+    return parts[#parts]
+  end
+  if (t == "userdata" or t == "table") and tostring(v):find("^mountfd ") then
+    return (tostring(v):gsub("^mountfd %-?%d+", "mountfd"))
+  end
+  if t == "table" and type(v.unshare) == "function" and type(v.mounts) == "function" then
+    return "namespace"
+  end
+  return value_text(v)
+end
+
+-- The results of a call (pcall's, packed) as one text (`answer_text`, one
+-- a line; trailing nils dropped, none at all "nil").
+local function answers_text(r, ctx)
+  local n = r.n or #r
+  while n > 1 and r[n] == nil do n = n - 1 end
+  if n < 2 then return "nil" end
+  local parts = {}
+  for i = 2, n do parts[#parts + 1] = M.answer_text(r[i], ctx) end
+  return table.concat(parts, "\n")
+end
+
+-- The sentence of two answers that differ: both on the line when each is
+-- one line, else the diff of the texts (- kernel, + model).
+local function answers_differ(k, m)
+  if not (k:find("\n", 1, true) or m:find("\n", 1, true)) then
+    return "the answers differ: the kernel's " .. k .. ", the model's " .. m
+  end
+  return "the answers differ (- kernel, + model):\n" .. (format.diff_text(k, m, "kernel", "model")
+    or "(only in their numbering)")
+end
+
+-- The mount tables of namespaces, creation order.
+local function tables_of(nss)
+  local out = {}
+  for i, ns in ipairs(nss) do
+    local t, err = ns:mounts()
+    if not t then error(err, 0) end
+    out[i] = t
+  end
+  return out
+end
+
+--- Compare the tables of the open namespaces of both sides, once a step
+-- (kept until the next step that may change them: a read compares its
+-- answer with them, `answer_text`'s `ctx`).
+-- @tparam table kernel_nss
+-- @treturn ?table `{kernel = tables, model = tables}`, nil when they differ
+-- @treturn ?string the diff then
+function Mirror:context(kernel_nss)
+  if self.ctx then return self.ctx end
+  local kt, mt = tables_of(kernel_nss), tables_of(self:open())
+  local same, diff = model.compare(kt, mt)
+  if not same then return nil, diff end
+  self.ctx = { kernel = kt, model = mt }
+  return self.ctx
+end
+
+-- ---- what the model was not shown -------------------------------------------
+-- A step the mirror cannot follow (opaque, not modelled) may change what
+-- the tables do not show: files and directories on the superblocks its
+-- namespace sees. Those superblocks are kept (`unseen`, each with the
+-- first such step), and a difference later in a namespace that sees one
+-- of them (a bind, a copy) is not the model's fault: a read's is a note,
+-- a step's stops the mirror (the model lost track) with a note.
+
+-- Keep the superblocks step's namespace sees in the model.
+function Mirror:unseen_from(step)
   local ns = self.by_serial[step.ns]
-  local call = M.call_text(step, ns and ns:label())
-  local head = string.format("--both: step %d, %s: %s", self.count + 1, M.where_text(step), call)
-  local kind, why = self:apply(step)
-  if kind == "differs" then
+  if not ns then return end
+  self.unseen = self.unseen or {}
+  for _, m in ipairs(self.world.mounts) do
+    if m.ns == ns and not self.unseen[m.sb] then self.unseen[m.sb] = step end
+  end
+end
+
+-- The paths a step names: its string arguments that are absolute paths
+-- (normalised when they can be) and the `root` option of a table one.
+local function paths_of(step)
+  local out, args = {}, step.args or {}
+  for i = 1, args.n or #args do
+    local a = args[i]
+    if type(a) == "table" then a = a.root end
+    if type(a) == "string" and a:sub(1, 1) == "/" then
+      local ok, p = pcall(mtable.normpath, a, "--both", i, 1)
+      out[#out + 1] = ok and p or a
+    end
+  end
+  return out
+end
+
+-- Whether path is the mount point t or under it.
+local function is_on(path, t)
+  return t == "/" or path == t or path:sub(1, #t + 1) == t .. "/"
+end
+
+--- The unmirrored step whose changes a step may see, or nil: one whose
+-- namespace saw the superblock of a mount that a path of the step is on
+-- (the deepest mount point it is at or under: what a lookup finds past the
+-- last mount it crosses is on that superblock; the mounts themselves were
+-- compared), or for a step without a path, of any mount of its namespace.
+-- @tparam table step
+-- @treturn ?table the step
+function Mirror:unseen_by(step)
+  local ns, unseen = self.by_serial[step.ns], self.unseen
+  if not (ns and unseen) then return nil end
+  local mine, targets, cache = {}, {}, {}
+  for _, m in ipairs(self.world.mounts) do
+    if m.ns == ns then
+      mine[#mine + 1] = m
+      targets[m] = model.target_of(m, cache)
+    end
+  end
+  local paths = paths_of(step)
+  if #paths == 0 then
+    for _, m in ipairs(mine) do
+      if unseen[m.sb] then return unseen[m.sb] end
+    end
+    return nil
+  end
+  for _, p in ipairs(paths) do
+    local deepest = 0
+    for _, m in ipairs(mine) do
+      local t = targets[m]
+      if #t > deepest and is_on(p, t) then deepest = #t end
+    end
+    for _, m in ipairs(mine) do -- (a stack there: each of it)
+      local t = targets[m]
+      if #t == deepest and unseen[m.sb] and is_on(p, t) then return unseen[m.sb] end
+    end
+  end
+  return nil
+end
+
+-- Why the model may not have been shown what a step saw, as the end of a
+-- note's sentence, or nil: an unmirrored step before it (`unseen_by`), or
+-- a script's ns:run around it (`step.within`: the step recorder's).
+function Mirror:unseen_because(step)
+  local before = self:unseen_by(step)
+  if before then
+    return "after ns:" .. before.op .. " at " .. M.where_text(before)
+      .. ", a step the model could not follow"
+  end
+  if step.within then
+    return "inside an ns:" .. step.within .. ", whose code the model could not follow"
+  end
+  return nil
+end
+
+-- A difference at step (head: its place and call; why: the sentence):
+-- where the model may not have been shown what the step saw
+-- (`unseen_because`), a note (a read) or the mirror stopped (a step: the
+-- model lost track); else the scenario fails (raised, and kept in
+-- `self.failed`).
+function Mirror:differs(step, head, why, call)
+  local because = self:unseen_because(step)
+  if not because then
     self.failed = head .. "\n  " .. why
     error(self.failed, 0)
   end
+  if step.read then
+    return self:note_unseen(step, because, why)
+  end
+  self.stopped = string.format("the model lost track at step %d, %s: %s: it differs %s, "
+    .. "so the steps after it were not compared", self.count, M.where_text(step), call, because)
+end
+
+-- Note a read answered otherwise after a step the model was not shown:
+-- one note a method, its first place and a count (`Replay:note_lines`
+-- writes it).
+function Mirror:note_unseen(step, because, why)
+  local key = "unseen\0" .. step.op
+  local n = self.noted[key]
+  if n then n.count = n.count + 1; return end
+  n = { op = step.op, where = M.where_text(step), count = 1, after = because,
+        detail = not why:find("\n", 1, true) and why:gsub("^the answers differ: ", "") or nil }
+  self.noted[key] = n
+  self.notes[#self.notes + 1] = n
+end
+
+-- ---- the steps ------------------------------------------------------------------
+
+--- `mountns run --both`: apply the step, then compare the kernel's open
+-- namespaces with the model's, and what the call returned with what the
+-- model's returned (`answer_text`). A read (`step.read`: `ns:read`,
+-- `exists`, `ls`, `locked`, `mounts`, `find`) is applied and its answer
+-- compared likewise. Raises the first difference (and keeps it in
+-- `self.failed`, so a caught error still fails the scenario): the step's
+-- place and call, then the outcomes, the answers or the diff of the golden
+-- texts (`- kernel`, `+ model`); a strict mirror, the first step it cannot
+-- follow (not modelled, or opaque: `ns:run`, `ns:exec`), which it notes
+-- otherwise. A difference after such a step, where the model may not have
+-- been shown what the script sees, is a note (`Mirror:differs`).
+-- @tparam table step the step just recorded
+-- @tparam table kernel_nss the scenario's open namespaces, creation order
+-- @tparam[opt] table results the kernel call's results (pcall's, packed)
+function Mirror:step(step, kernel_nss, results)
+  if self.stopped or self.failed then return end
+  local ns = self.by_serial[step.ns]
+  local call = M.call_text(step, ns and ns:label())
+  local head = step.read
+    and string.format("--both: read after step %d, %s: %s", self.count, M.where_text(step), call)
+    or string.format("--both: step %d, %s: %s", self.count + 1, M.where_text(step), call)
+  if not step.read and step.op ~= "label" then self.ctx = nil end
+  local kind, why, _, _, got = self:apply(step)
+  if kind == "differs" then return self:differs(step, head, why, call) end
   local unmirrored = kind ~= "ok"
   if unmirrored and self.strict then
     self.failed = head .. "\n  " .. kind .. " (--strict: a step the model cannot follow "
       .. "fails): " .. why
     error(self.failed, 0)
   end
-  if unmirrored then self:note(step, why) end
-  if step.op == "label" and not unmirrored then return end
-  local same, diff = model.compare(kernel_nss, self:open())
-  if same then return end
   if unmirrored then
-    self.stopped = string.format("the model lost track at step %d, %s: %s (not modelled): "
-      .. "the tables differ from there on, so the steps after it were not compared",
-      self.count, M.where_text(step), call)
-    return
+    self:note(step, why)
+    if step.read then return end
+    self:unseen_from(step)
   end
-  self.failed = head .. "\n  the tables differ after it (- kernel, + model):\n" .. diff
-  error(self.failed, 0)
+  if step.op == "label" and not unmirrored then return end
+  local ctx, diff = self:context(kernel_nss)
+  if not ctx then
+    if unmirrored then
+      self.stopped = string.format("the model lost track at step %d, %s: %s (not modelled): "
+        .. "the tables differ from there on, so the steps after it were not compared",
+        self.count, M.where_text(step), call)
+      return
+    end
+    return self:differs(step, head, (step.read and "the tables differ before it"
+      or "the tables differ after it") .. " (- kernel, + model):\n" .. diff, call)
+  end
+  -- what the call returned: a read's answer, a new mount fd
+  if unmirrored or step.ok == false or not results then return end
+  local k, m = answers_text(results, ctx.kernel), answers_text(got, ctx.model)
+  if k ~= m then return self:differs(step, head, answers_differ(k, m), call) end
 end
 
 return M

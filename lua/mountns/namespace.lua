@@ -128,7 +128,8 @@ end
 -- made the call for it, if any)}`; `ns:label(name)` appends `{op = "label"}`
 -- so a replay names namespaces as the scenario did. `mountns.model.replay`
 -- replays them, `mountns.explain` explains from them, `mountns run --both`
--- mirrors each on a model as it happens (the `on_step` of `begin`). A
+-- mirrors each on a model as it happens (the `on_step` of `begin`, told
+-- the reads too: `heard`). A
 -- step costs a table, a copy of its arguments and a walk of the stack:
 -- about a microsecond, against the milliseconds of a scenario.
 
@@ -197,6 +198,42 @@ end
 -- when the method calls record); fn: the function ns:run ran. Returns the
 -- step, or nil for an ns:run of mountns's own (see below).
 local WEAK = { __mode = "v" }
+
+-- Tell the mirror listening (`begin`'s on_step) of a step and its call's
+-- results r, marked `within` inside a script's ns:run (the code around it
+-- is in no step); not while it is told one (it reads the kernel's tables).
+local function tell(step, ns, r)
+  if state.within and state.within > 0 then step.within = "run" end
+  state.telling = true
+  local ok, e = pcall(state.on_step, step, ns, r)
+  state.telling = false
+  if not ok then error(e, 0) end
+end
+
+-- Whether a mirror listens now (and is not being told a step).
+local function listening()
+  return state and state.on_step and not state.telling
+end
+
+-- The step of ns's call op with args (the method's own pack, kept: its
+-- tables are copied) and pcall's results r (packed): a raised error, or
+-- nil and a message (the core's refusal), is a failure, with the errno
+-- name its message ends in.
+local function new_step(ns, op, args, r)
+  for i = 1, args.n do
+    if type(args[i]) == "table" then args[i] = copy(args[i]) end
+  end
+  local step = { ns = ns.serial, op = op, args = args, ok = true, error = nil, errno = nil,
+                 where = nil, via = nil } -- (named: a table of 8 fields, no rehash)
+  if r and not r[1] then
+    step.ok, step.error = false, tostring(r[2])
+  elseif r and r[2] == nil and type(r[3]) == "string" then
+    step.ok, step.error = false, r[3]
+  end
+  if not step.ok then step.errno = errno_of(step.error) end
+  return step
+end
+
 local function record(ns, op, args, r, new, level, fn)
   -- mountns's own ns:run calls (find's statmount, a shell's file tests,
   -- check's table reads) only read: a step is the user's code only. The
@@ -205,17 +242,8 @@ local function record(ns, op, args, r, new, level, fn)
   -- the model (--both) for a mount it was never shown. One cached lookup,
   -- no walk to the user's frame, which cost `mountns check` 10 us a read
   if op == "run" and source_of(fn)[1] then return nil end
-  for i = 1, args.n do -- args is the method's own pack: its tables are copied
-    if type(args[i]) == "table" then args[i] = copy(args[i]) end
-  end
-  local step = { ns = ns.serial, op = op, args = args, ok = true, new = new and new.serial,
-                 label = new and new.label_ }
-  if r and not r[1] then
-    step.ok, step.error = false, tostring(r[2])
-  elseif r and r[2] == nil and type(r[3]) == "string" then
-    step.ok, step.error = false, r[3]
-  end
-  if not step.ok then step.errno = errno_of(step.error) end
+  local step = new_step(ns, op, args, r)
+  step.new, step.label = new and new.serial, new and new.label_
   -- the mount fd open_tree or fsmount made, for a replay to link its own
   -- to (held weakly: the step must not keep the fd from its __gc)
   if step.ok and (op == "open_tree" or op == "fsmount") then
@@ -224,8 +252,31 @@ local function record(ns, op, args, r, new, level, fn)
   step.where, step.via = caller(level + 2)
   local steps = state.steps
   steps[#steps + 1] = step
-  if state.on_step then state.on_step(step, ns) end
+  if state.on_step and not state.telling then tell(step, ns, r) end
   return step
+end
+
+-- A read (`ns:read`, `exists`, `ls`, `locked`, `mounts`, `find`) told to
+-- a mirror listening as a step `{read = true}`, with its results r, so
+-- run --both compares the script's answer with the model's. Not kept: a
+-- replay and explain have no use for it; a plain scenario pays one test a
+-- read. level: as record's.
+local function heard(ns, op, args, r, level)
+  local step = new_step(ns, op, args, r)
+  step.read = true
+  step.where, step.via = caller(level + 2)
+  tell(step, ns, r)
+end
+
+-- f(...)'s results, the answer of the read `op` of ns (args: its packed
+-- arguments), heard when a mirror listens (not in a tail position: heard
+-- counts the method's frame).
+local function answer(ns, op, args, f, ...)
+  if not listening() then return f(...) end
+  local r = pack(pcall(f, ...))
+  heard(ns, op, args, r, 3)
+  if not r[1] then error(r[2], 0) end
+  return unpack(r, 2, r.n)
 end
 
 --- Call fn(...) inside this namespace; the process returns to the
@@ -233,7 +284,12 @@ end
 function Namespace:run(fn, ...)
   check_open(self, "run")
   argcheck.typed(fn, "function", "ns:run", 1, 2)
+  -- a mirror listening is told which steps and reads a script's function
+  -- made (`within`): the code around them is not in any step
+  local opaque = state.on_step and not state.telling and not source_of(fn)[1]
+  if opaque then state.within = (state.within or 0) + 1 end
   local res = pack(pcall_in(self, fn, ...))
+  if opaque then state.within = state.within - 1 end
   record(self, "run", pack(...), res, nil, 2, fn)
   if not res[1] then error(res[2], 0) end
   return unpack(res, 2, res.n)
@@ -391,6 +447,9 @@ for name, op in pairs(PATH_METHODS) do
       if op2 then r = exec(self, op1, op2, path) else r = exec(self, op1, path) end
       ok, v, err = r[1], r[2], r[3]
     end
+    if state.on_step and not state.telling then
+      heard(self, name, pack(path), pack(ok, v, err), 2)
+    end
     if not ok then raise_for(name, v, 3) end
     if v == nil and err then error(err, 2) end
     return v
@@ -521,12 +580,16 @@ end
 -- propagate_from computed against it)
 function Namespace:mounts(opts)
   check_open(self, "mounts")
+  local given = opts
   opts = argcheck.ns_options("mounts", opts, 1, 2)
   if opts.root ~= nil then
     opts = { propagate_from = opts.propagate_from,
              root = mtable.normpath(opts.root, "ns:mounts", 1, 2) }
   end
-  return mounts.mounts(self, opts)
+  if not listening() then return mounts.mounts(self, opts) end
+  local t, err = answer(self, "mounts", pack(given), mounts.mounts, self, opts)
+  if t == nil then return nil, err end
+  return t -- (one value: ns:mounts() may end an argument list)
 end
 
 -- statmount(2) of the mount a path is on: a few microseconds at any table
@@ -545,22 +608,12 @@ local function statmount_at(path)
   return nil
 end
 
---- The topmost mount at path in this namespace, or nil: what
--- `ns:mounts():find(path)` answers (see `mountns.table`), also for a mount
--- hidden under an over-mount. `path` is normalised lexically (`/S/`,
--- `//S` and `/./S` are `/S`). Uses statmount(2) where the kernel gives
--- complete records (Linux 6.13+) and the path reaches the mount, else the
--- whole mount table. `opts.root = dir`: the topmost mount at path as a
--- process whose root is dir sees it (`path` relative to that root; see
--- `ns:mounts`).
-function Namespace:find(path, opts)
-  check_open(self, "find")
-  path = mtable.normpath(path, "ns:find", 1, 2)
-  opts = argcheck.ns_options("find", opts, 2, 2)
-  if opts.root ~= nil then
-    local root = mtable.normpath(opts.root, "ns:find", 2, 2)
+-- ns:find's answer, its arguments checked: the record, or nil (and the
+-- refusal of a root view that cannot be read).
+local function find_top(self, path, root)
+  if root then
     local t, err = mounts.mounts(self, { root = root })
-    if not t then error(err, 2) end
+    if not t then return nil, err end
     return t:find(path)
   end
   -- statmount_complete: the kernel gives every field of a record (Linux
@@ -577,7 +630,27 @@ function Namespace:find(path, opts)
     if r then return r end
     if r == false then return nil end
   end
-  return self:mounts():find(path)
+  -- (not self:mounts(): that would be told to a mirror as a read of its own)
+  return mounts.mounts(self, {}):find(path)
+end
+
+--- The topmost mount at path in this namespace, or nil: what
+-- `ns:mounts():find(path)` answers (see `mountns.table`), also for a mount
+-- hidden under an over-mount. `path` is normalised lexically (`/S/`,
+-- `//S` and `/./S` are `/S`). Uses statmount(2) where the kernel gives
+-- complete records (Linux 6.13+) and the path reaches the mount, else the
+-- whole mount table. `opts.root = dir`: the topmost mount at path as a
+-- process whose root is dir sees it (`path` relative to that root; see
+-- `ns:mounts`).
+function Namespace:find(path, opts)
+  check_open(self, "find")
+  local given = listening() and pack(path, opts) -- (else no table)
+  path = mtable.normpath(path, "ns:find", 1, 2)
+  opts = argcheck.ns_options("find", opts, 2, 2)
+  local root = opts.root ~= nil and mtable.normpath(opts.root, "ns:find", 2, 2) or nil
+  local m, err = answer(self, "find", given, find_top, self, path, root)
+  if m == nil and err then error(err, 2) end
+  return m
 end
 
 --- The kernel version the namespace follows, "MAJOR.MINOR": the running
@@ -770,9 +843,10 @@ end
 -- its own namespace): the first namespace is the caller's.
 -- @param host core handle of the isolate's namespace (kept for `ns:exec`)
 -- @tparam[opt] string label the first namespace's label
--- @tparam[opt] function on_step called as on_step(step, ns) after each
--- recorded step (`mountns run --both` mirrors it on a model); what it
--- raises comes out of the method that made the step
+-- @tparam[opt] function on_step called as on_step(step, ns, results)
+-- after each recorded step and each read (`{read = true}`, not kept),
+-- results: the call's, pcall's packed, or nil (`mountns run --both`
+-- mirrors them on a model); what it raises comes out of the method
 -- @treturn Namespace the first namespace
 function M.begin(host, label, on_step)
   state = { namespaces = {}, count = 0, agents = {}, host = host, on_step = on_step }

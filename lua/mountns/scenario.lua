@@ -214,8 +214,11 @@ local function run_inside(fn, opts, ask, ...)
   inside = {}
   local both = ask.both and mirror.new(opts.label,
     type(ask.both) == "table" and ask.both or nil)
-  local on_step = both and function(step)
-    both:step(step, namespace.open_namespaces())
+  -- (until fn returns: the reads of the ending, the golden text and the
+  -- picture, are mountns's, after the script)
+  local listening = true
+  local on_step = both and function(step, _, results)
+    if listening then both:step(step, namespace.open_namespaces(), results) end
   end
   -- ns:exec runs host tools from the template's host namespace
   local first = namespace.begin(template.host, opts.label, on_step)
@@ -227,6 +230,7 @@ local function run_inside(fn, opts, ask, ...)
       if verdict.status_of(e) ~= "error" then return e end
       return isolate.traceback(tostring(e), "scenario")
     end))
+  listening = false
   -- an inner scenario fails the outer one, even when its error was caught
   if res[1] and inside.nested then res = { false, inside.nested, n = 2 } end
   -- a --both difference fails the scenario, even when its error was caught;

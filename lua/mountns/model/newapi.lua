@@ -321,6 +321,7 @@ local function set_group(ns, from_m, from_d, to_m, to_d, op, p1, p2)
     join_group(to_m, from_m)
     to_m.unbindable = false
   end
+  return true -- as the kernel's move_mount (run --both compares what it returns)
 end
 
 local function move_mount(ns, from, to, opts)

@@ -16,6 +16,10 @@ local M = {}
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
+local function pack(...)
+  return { n = select("#", ...), ... }
+end
+
 -- Steps whose code the step does not hold: never applied, always a note.
 local OPAQUE = {
   run = "a function run in the namespace: its code is not in the step",
@@ -81,8 +85,11 @@ function M.replayer(opts)
   return new_replayer(replay_options(opts, "model.replayer", REPLAYER_OPTIONS, 2))
 end
 
--- The outcome of a pcall of a model method: ok, errno name, message.
-local function outcome(ok, err)
+-- The outcome of a pcall of a model method: ok, errno name, message. A
+-- refusal returned (nil and a message: a root view's `ns:mounts`) is a
+-- failure, as the kernel's step records it.
+local function outcome(ok, err, refusal)
+  if ok and err == nil and type(refusal) == "string" then ok, err = false, refusal end
   if ok then return true end
   local msg = type(err) == "table" and (err.message or tostring(err)) or tostring(err)
   return false, errors.errno_of(msg) or msg:match(".*%((E[%u%d]+)%)"), msg
@@ -90,16 +97,19 @@ end
 
 --- Apply one recorded step to the world. Returns "ok", or "differs" and
 -- a sentence (the outcomes differ), or "opaque" / "not modelled" and why;
--- then the model's outcome (ok, errno name). The events the step made are
--- tagged with it (`event.step`).
+-- then the model's outcome (ok, errno name) and its results. The events
+-- the step made are tagged with it (`event.step`). A read (`step.read`:
+-- `mountns run --both` hears the script's reads too) is applied alike but
+-- not counted: `count` numbers the steps that may change something.
 -- @tparam table step
 -- @treturn string the kind: "ok", "differs", "opaque" or "not modelled"
 -- @treturn ?string why (nil when "ok")
 -- @treturn ?boolean the model's outcome: true (ok) or false (nil for
 -- "opaque" and "not modelled": the step did not run)
 -- @treturn ?string the errno name of the model's failure
+-- @treturn ?table the model call's results, pcall's packed (`n`)
 function Replay:apply(step)
-  self.count = self.count + 1
+  if not step.read then self.count = self.count + 1 end
   local ns = self.by_serial[step.ns]
   if OPAQUE[step.op] then return "opaque", OPAQUE[step.op] end
   if not ns then
@@ -118,10 +128,10 @@ function Replay:apply(step)
   if type(fn) ~= "function" then
     res = { false, "ns:" .. tostring(step.op) .. ": not available in the model" }
   else
-    res = { pcall(fn, ns, unpack(args, 1, args.n or #args)) }
+    res = pack(pcall(fn, ns, unpack(args, 1, args.n or #args)))
   end
   for i = first_event, #w.events do w.events[i].step = step end
-  local ok, errno, msg = outcome(res[1], res[2])
+  local ok, errno, msg = outcome(res[1], res[2], res[3])
   if not ok and msg:find("not available in the model", 1, true) then
     return "not modelled", msg
   end
@@ -142,9 +152,9 @@ function Replay:apply(step)
   -- without errno on the kernel's side must fail in the model too)
   if not ok and step.errno and errno ~= step.errno then
     return "differs", string.format("the kernel's call failed with %s, the model's with %s (%s)",
-      step.errno, tostring(errno), msg), ok, errno
+      step.errno, tostring(errno), msg), ok, errno, res
   end
-  return "ok", nil, ok, errno
+  return "ok", nil, ok, errno, res
 end
 
 --- The model's namespaces still open, in the kernel's creation order.
@@ -170,15 +180,24 @@ function Replay:note(step, why)
 end
 
 --- The notes as lines: "not modelled: ns:exec (2 calls, first at
--- file.lua:12): a host tool ...", then `stopped` (a line saying where the
--- replay stopped comparing), if set.
+-- file.lua:12): a host tool ...", a read answered otherwise after such a
+-- step (`mountns.mirror`: a note with `after`, why, and `detail`)
+-- "not compared: ns:read (1 call, first at file.lua:14): answered
+-- otherwise ... after ns:exec at file.lua:12, ...", then `stopped` (a line
+-- saying where the replay stopped comparing), if set.
 -- @treturn {string,...}
 function Replay:note_lines()
   local out = {}
   for _, n in ipairs(self.notes) do
-    out[#out + 1] = string.format("not modelled: ns:%s (%s, first at %s): %s; the tables "
-      .. "were compared after it", n.op, n.count == 1 and "1 call" or (n.count .. " calls"),
-      n.where, n.why)
+    local calls = n.count == 1 and "1 call" or (n.count .. " calls")
+    if n.after then
+      out[#out + 1] = string.format("not compared: ns:%s (%s, first at %s): answered otherwise "
+        .. "by the kernel and the model %s%s", n.op,
+        calls, n.where, n.after, n.detail and (" (" .. n.detail .. ")") or "")
+    else
+      out[#out + 1] = string.format("not modelled: ns:%s (%s, first at %s): %s; the tables "
+        .. "were compared after it", n.op, calls, n.where, n.why)
+    end
   end
   if self.stopped then out[#out + 1] = self.stopped end
   return out

@@ -459,7 +459,10 @@ function Space:find(path, opts)
   -- the root checked here, as the kernel's ns:find does: named as find's
   if opts.root ~= nil then
     mtable.normpath(opts.root, "ns:find", 2, 2)
-    return self:mounts { root = opts.root }:find(path)
+    -- a root that cannot be read: its refusal raised, as the kernel's
+    local t, err = self:mounts { root = opts.root }
+    if not t then error(err, 2) end
+    return t:find(path)
   end
   local at = mounts_at(self, path)
   if #at == 0 then return nil end
