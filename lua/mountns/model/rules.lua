@@ -49,6 +49,13 @@ local M = {}
 --   not in 6.19.8; posted after 7.0's merge window), so the namespace
 --   that received it may unmount that mount (6.18: EINVAL).
 -- tmpfs_noswap: tmpfs takes the mount option noswap (6.4).
+-- mount_setattr: the call exists (5.12); before, ENOSYS naming the
+--   release, as the core's message does.
+-- beneath: move_mount knows MOVE_MOUNT_BENEATH (6.5); before, the
+--   unknown flag is EINVAL, which mountns reports as the ENOSYS it
+--   means, naming the release. The releases: M.SINCE (the core's
+--   core.feature_since, which the model cannot require: spec 48 checks
+--   that the two agree).
 -- watch_fanotify: a watch (mountns.watch) has fanotify's mount events
 --   (FAN_MNT_ATTACH/DETACH, 6.15): attaches and detaches as they came;
 --   before, it diffs re-read tables (changes, attaches, then detaches).
@@ -62,6 +69,7 @@ local function rules_of(major, minor)
            ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
            same_root_master = v < 6016, bulk_private = v >= 6018,
            tuck_takes_lock = v >= 7001, tmpfs_noswap = v >= 6004,
+           mount_setattr = v >= 5012, beneath = v >= 6005,
            watch_fanotify = v >= 6015, unique_ids = v >= 6008 }
 end
 
@@ -179,6 +187,11 @@ end
 -- read in their source (older ones raise; newer ones, 7.3 among them,
 -- get the newest rules).
 M.OLDEST_LINUX = OLDEST_S
+
+--- The releases that brought the calls the rules date (`mount_setattr`,
+-- `beneath`): what a model's call names before them, in the core's words
+-- ("...: Function not implemented (ENOSYS): needs Linux 6.5").
+M.SINCE = { mount_setattr = "5.12", beneath = "6.5" }
 M.NEWEST_LINUX = NEWEST
 
 return M
