@@ -262,7 +262,10 @@ describe("the model's divergences from the kernel #model", function()
   -- scenario's 60 s timeout here, which stops it); through the parents'
   -- index by mount point it is about 0.2 s (bench/model_wide.lua). A
   -- stack and a copy tucked under a mount check the index on the way.
+  -- (pending in a guest under TCG, where the kernel's side alone runs past
+  -- the 60 s timeout: killed there on 5.10 and 6.1, make matrix MODEL=1)
   it("10,000 mounts under one parent, each found, within the timeout", function()
+    if helper.EMULATED then return pending(helper.EMULATED) end
     local _, out = same(function(ns, nss, try, note)
       ns:mkdir("/s"); ns:mount("s", "/s", "tmpfs"); ns:make_shared("/s"); ns:mkdir("/s/z")
       local sl = ns:unshare { propagation = "slave" }

@@ -13,13 +13,15 @@ local KERNELS = { "5.10", "6.1", "6.12", "6.18", "7.2", "7.3" }
 local features = mountns.features()
 
 -- The outcomes of fn on the model under each version, grouped: "5.10,6.1:
--- ENOSYS | 6.12,6.18,7.2,7.3: ok".
-local function by_version(fn)
+-- ENOSYS | 6.12,6.18,7.2,7.3: ok"; with what, what(golden text, outcomes)
+-- in their place.
+local function by_version(fn, what)
   local groups, index = {}, {}
   for _, v in ipairs(KERNELS) do
-    local _, out = helper.side(function(f)
+    local text, out = helper.side(function(f)
       return model.scenario(f, { linux = v, locked_root = not helper.root })
     end, fn)
+    if what then out = what(text, out) end
     if not index[out] then
       groups[#groups + 1] = { out = out }
       index[out] = groups[#groups]
@@ -82,6 +84,116 @@ describe("the model on older kernels #model #novalgrind", function()
     kernel_it("on the running kernel: move_mount beneath", function()
       local _, out = helper.same(beneath)
       assert.equal(features.beneath and "ok" or "ENOSYS", out)
+    end)
+  end)
+
+  describe("the older kernels' order and marks", function()
+    -- a clone attached after a later mount: before 6.8 mountinfo lists
+    -- the namespace's list, which commit_tree appends the attached tree
+    -- to (the 5.10 guest: /A/n before /C; the model listed /C first)
+    local function clone(ns, _, try)
+      for _, d in ipairs { "/A", "/B", "/C" } do ns:mkdir(d) end
+      ns:mount("a", "/A", "tmpfs"); ns:make_shared("/A"); ns:mkdir("/A/n")
+      local t = ns:open_tree("/A", { clone = true })
+      ns:mount("late", "/A/n", "tmpfs")
+      try(ns.move_mount, ns, t, "/B")
+      try(ns.move_mount, ns, t, "/C")
+      local f = ns:fsmount("tmpfs", {})
+      ns:mkdir("/D"); ns:mount("d", "/D", "tmpfs")
+      try(ns.move_mount, ns, f, "/B")
+    end
+    local function order(text)
+      local t = {}
+      for target in text:gmatch("\n?%d+ %d+ %d+:%d+ %S+ (%S+) ") do t[#t + 1] = target end
+      return table.concat(t, " ")
+    end
+
+    -- until 6.15 move_mount looks up `from` first and puts it on every way
+    -- out: a missing `to` clears `from`'s expire mark (the 5.10 guest:
+    -- EAGAIN at the end; the model, as 6.18: ok)
+    local function expire(ns, _, try)
+      ns:mkdir("/a/x"); ns:bind("/a", "/a/x")
+      try(ns.umount, ns, "/a/x", "expire")
+      try(ns.move_mount, ns, "/a/x", "/b")      -- ENOENT
+      try(ns.umount, ns, "/a/x", "expire")
+    end
+
+    it("on the model, by version", function()
+      assert.equal("5.10,6.1: / /A /A/n /C /D /B | 6.12,6.18,7.2,7.3: / /A /C /A/n /B /D",
+        by_version(clone, order))
+      assert.equal("5.10,6.1,6.12: EAGAIN ENOENT EAGAIN | 6.18,7.2,7.3: EAGAIN ENOENT ok",
+        by_version(expire))
+    end)
+
+    kernel_it("on the running kernel: a clone attached late", function()
+      local text, out = helper.same(clone)
+      assert.equal("ok ok ok", out)
+      assert.equal(helper.kernel_version()[1] * 1000 + helper.kernel_version()[2] < 6008
+        and "/ /A /A/n /C /D /B" or "/ /A /C /A/n /B /D", order(text))
+    end)
+
+    kernel_it("on the running kernel: an expire mark and a missing target", function()
+      local _, out = helper.same(expire)
+      assert.equal(model.new().rules.move_from_first and "EAGAIN ENOENT EAGAIN"
+        or "EAGAIN ENOENT ok", out)
+    end)
+  end)
+
+  describe("mount data on the older kernels", function()
+    -- the 5.10 and 6.1 guests (spec 41): "mand" shown and set anew by a
+    -- remount; "=5" judged by tmpfs (EINVAL); ramfs swallowing "source=x"
+    -- on 5.10. (The text of a superblock, so root's: as uid 65534 the
+    -- model and the kernel show uid=, gid= as well.)
+    local function data(ns, _, try, note)
+      local function show(p) note(ns:find(p).super_options) end
+      ns:mkdir("/s"); ns:mkdir("/e"); ns:mkdir("/r"); ns:mkdir("/m")
+      try(ns.mount, ns, "s", "/s", "tmpfs", "sync,mand")
+      show("/s")
+      try(ns.remount, ns, "/s", "ro")
+      show("/s")
+      try(ns.mount, ns, "e", "/e", "tmpfs", nil, "=5")
+      try(ns.mount, ns, "r", "/r", "ramfs", nil, "source=x")
+      try(ns.mount, ns, "m", "/m", "tmpfs", nil, "mand")
+      note(ns:find("/m") and ns:find("/m").target == "/m" and ns:find("/m").super_options)
+    end
+    -- the text without the build's inode64 (fsdata.TMPFS_INODE64)
+    local function plain(_, out) return (out:gsub(",inode64", "")) end
+
+    it("on the model, by version", function()
+      if not helper.root then return pending("root's superblock texts") end
+      assert.equal("5.10: ok rw,sync,mand ok ro EINVAL ok ok rw,mand"
+        .. " | 6.1: ok rw,sync,mand ok ro EINVAL EINVAL ok rw,mand"
+        .. " | 6.12,6.18,7.2,7.3: ok rw,sync ok ro ok EINVAL ok rw", by_version(data, plain))
+    end)
+
+    it("mand outside the initial user namespace: EPERM on 5.10 alone", function()
+      for _, v in ipairs(KERNELS) do
+        local ok, err = pcall(model.scenario, function(ns)
+          ns:mkdir("/s")
+          local n2 = ns:unshare { user = true }
+          n2:mount("s", "/s", "tmpfs", "mand")
+        end, { linux = v })
+        assert.equal(v ~= "5.10", ok, v .. ": " .. tostring(err))
+        if not ok then assert.matches("%(EPERM%)", tostring(err)) end
+      end
+    end)
+
+    kernel_it("on the running kernel", function()
+      if not helper.root then return pending("root's superblock texts") end
+      helper.same(data)
+    end)
+
+    it("the build's inode64 read from mountinfo, both ways", function()
+      local fsdata = require "mountns.model.fsdata"
+      local y = "30 25 0:27 / /dev/shm rw,relatime - tmpfs tmpfs rw,size=4k,inode64\n"
+        .. "31 23 0:28 / /a rw,relatime - tmpfs tmpfs rw,inode32\n"
+      local n = y .. "32 23 0:29 / /b rw,relatime - tmpfs tmpfs rw,mode=755\n"
+      assert.is_true(fsdata.tmpfs_inode64_of(y))
+      assert.is_false(fsdata.tmpfs_inode64_of(n))
+      assert.is_false(fsdata.tmpfs_inode64_of("1 0 0:1 / / rw - ext4 /dev/sda rw\n"))
+      local f = assert(io.open("/proc/self/mountinfo"))
+      assert.equal(fsdata.tmpfs_inode64_of(f:read("*a")), fsdata.TMPFS_INODE64)
+      f:close()
     end)
   end)
 

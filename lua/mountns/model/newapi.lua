@@ -336,6 +336,9 @@ local function move_mount(ns, from, to, opts)
     errors.fail_since(rules.SINCE.beneath, op, fname, tname)
   end
   local old, odpath, onode = place(ns, ffd, fpath, op, fname, tname)
+  -- until 6.15 the syscall looks up `from` first and puts it whatever
+  -- follows (rules.move_from_first): a failed lookup of `to` clears its mark
+  if w.rules.move_from_first then old.expiry_mark = nil end
   local p, pdpath, pnode = place(ns, tfd, tpath, op, fname, tname)
   -- both found: their puts clear the marks (a failed lookup of `to` left
   -- the mark of `from` on 6.18: measured by `check`)

@@ -56,12 +56,31 @@ local M = {}
 --   means, naming the release. The releases: M.SINCE (the core's
 --   core.feature_since, which the model cannot require: spec 48 checks
 --   that the two agree).
+-- sb_mand: MS_MANDLOCK and the data "mand" set SB_MANDLOCK, which
+--   mountinfo shows ("rw,sync,dirsync,mand,lazytime") and a remount sets
+--   anew (MS_RMT_MASK): the 5.10 and 6.1 guests; not 6.18 (6.12: see
+--   SB_MAND_UNTIL). mand_eperm: mount(2) with MS_MANDLOCK is EPERM
+--   without CAP_SYS_ADMIN in the initial user namespace (may_mandlock,
+--   5.10's namespace.c; 5.15 made `mand` a warning).
+-- empty_key_skipped: mount data's "=5" (an empty name) is passed over;
+--   before, the filesystem judges it (tmpfs: EINVAL): the 5.10 and 6.1
+--   guests EINVAL, 6.18 ok.
+-- ramfs_swallows: ramfs takes every name it does not know, `source`
+--   too (5.10 guest: "source=x" ok; 6.1: EINVAL, mount(2) gave one).
+-- move_from_first: the move_mount syscall looks up `from` before `to` and
+--   puts `from` on every way out, so a failed lookup of `to` clears
+--   `from`'s expire mark (5.10, 6.1, 6.12; 6.17: `to` first, with
+--   getname_maybe_null; 6.15 as far as we know). Measured: the 5.10 guest.
 -- watch_fanotify: a watch (mountns.watch) has fanotify's mount events
 --   (FAN_MNT_ATTACH/DETACH, 6.15): attaches and detaches as they came;
 --   before, it diffs re-read tables (changes, attaches, then detaches).
 -- unique_ids: a re-read table has the mounts' unique IDs (listmount, 6.8),
 --   so a moved mount is one "change"; before, a detach and an attach.
 local OLDEST, NEWEST = { 5, 10 }, "7.2"
+-- where the guests measured a change but the sources we read do not say
+-- which release made it (fs/proc_namespace.c, fs/fs_context.c: not read):
+-- the first kernel of the matrix that answered the new way
+local SB_MAND_UNTIL, EMPTY_KEY_SKIPPED = 6012, 6012
 
 local function rules_of(major, minor)
   local v = major * 1000 + minor
@@ -69,7 +88,9 @@ local function rules_of(major, minor)
            ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
            same_root_master = v < 6016, bulk_private = v >= 6018,
            tuck_takes_lock = v >= 7001, tmpfs_noswap = v >= 6004,
-           mount_setattr = v >= 5012, beneath = v >= 6005,
+           mount_setattr = v >= 5012, beneath = v >= 6005, move_from_first = v < 6015,
+           sb_mand = v < SB_MAND_UNTIL, mand_eperm = v < 5015,
+           empty_key_skipped = v >= EMPTY_KEY_SKIPPED, ramfs_swallows = v < 6001,
            watch_fanotify = v >= 6015, unique_ids = v >= 6008 }
 end
 
