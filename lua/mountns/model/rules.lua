@@ -58,13 +58,13 @@ local M = {}
 --   that the two agree).
 -- sb_mand: MS_MANDLOCK and the data "mand" set SB_MANDLOCK, which
 --   mountinfo shows ("rw,sync,dirsync,mand,lazytime") and a remount sets
---   anew (MS_RMT_MASK): the 5.10 and 6.1 guests; not 6.18 (6.12: see
---   SB_MAND_UNTIL). mand_eperm: mount(2) with MS_MANDLOCK is EPERM
+--   anew (MS_RMT_MASK): the 5.10, 6.1 and 6.12 guests; not 6.18 (6.13
+--   to 6.17 not measured: SB_MAND_UNTIL). mand_eperm: mount(2) with MS_MANDLOCK is EPERM
 --   without CAP_SYS_ADMIN in the initial user namespace (may_mandlock,
 --   5.10's namespace.c; 5.15 made `mand` a warning).
 -- empty_key_skipped: mount data's "=5" (an empty name) is passed over;
---   before, the filesystem judges it (tmpfs: EINVAL): the 5.10 and 6.1
---   guests EINVAL, 6.18 ok.
+--   before, the filesystem judges it (tmpfs: EINVAL): the 5.10, 6.1 and
+--   6.12 guests EINVAL, 6.18 ok (EMPTY_KEY_SKIPPED).
 -- ramfs_swallows: ramfs takes every name it does not know, `source`
 --   too (5.10 guest: "source=x" ok; 6.1: EINVAL, mount(2) gave one).
 -- move_from_first: the move_mount syscall looks up `from` before `to` and
@@ -80,7 +80,7 @@ local OLDEST, NEWEST = { 5, 10 }, "7.2"
 -- where the guests measured a change but the sources we read do not say
 -- which release made it (fs/proc_namespace.c, fs/fs_context.c: not read):
 -- the first kernel of the matrix that answered the new way
-local SB_MAND_UNTIL, EMPTY_KEY_SKIPPED = 6012, 6012
+local SB_MAND_UNTIL, EMPTY_KEY_SKIPPED = 6018, 6018
 
 local function rules_of(major, minor)
   local v = major * 1000 + minor
