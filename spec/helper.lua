@@ -274,8 +274,19 @@ helper.EMULATED = os.getenv("MOUNTNS_VM") == "tcg"
 
 --- Why a comparison of mountns.model with this kernel is pending, or nil.
 -- The model follows the running kernel's rules (`model.default_linux()`);
--- a kernel older than its oldest rule set (`model.OLDEST_LINUX`) has none.
+-- a kernel older than its oldest rule set (`model.OLDEST_LINUX`) has none;
+-- one newer than the newest it read (`model.NEWEST_LINUX`) gets those, which
+-- the 7.3 guest contradicts (doc/model.md, "Not modelled": its source was
+-- not read), so the comparisons are pending there too.
 helper.MODEL_PENDING = select(2, require("mountns.model").linux_version(KV[1] .. "." .. KV[2]))
+do
+  local newest = require("mountns.model").NEWEST_LINUX
+  local a, b = newest:match("^(%d+)%.(%d+)")
+  if not helper.MODEL_PENDING and KV[1] * 1000 + KV[2] > a * 1000 + b then
+    helper.MODEL_PENDING = string.format("Linux %d.%d is newer than the newest rules the model "
+      .. "read (%s), which it contradicts: not modelled (doc/model.md)", KV[1], KV[2], newest)
+  end
+end
 
 --- busted's `it` for a test that compares the model with this kernel: on a
 -- kernel the model has no rules for (helper.MODEL_PENDING), a pending test
