@@ -66,13 +66,14 @@ do
 end
 
 -- Whether the running kernel was built with CONFIG_TMPFS_INODE64 (Debian's
--- 6.1 is; its 5.10 and this host's 6.18 are not): tmpfs then takes inode64
--- by default and its options text always names inode64 or inode32
--- (shmem_show_options). A build option, not a release: read once when the
--- module loads from the tmpfs mounts mountinfo shows (one naming neither:
--- not built so; some naming one, none naming neither: built so; none: not).
+-- 6.1 and 6.12 are, measured; its 5.10 and this host's 6.18 are not): tmpfs
+-- then takes inode64 by default and its options text always names inode64
+-- or inode32 (shmem_show_options). A build option, not a release: read
+-- once when the module loads from the tmpfs mounts mountinfo shows.
+
 --- Whether a mountinfo text says its kernel was built with
--- CONFIG_TMPFS_INODE64: some tmpfs names inode64 or inode32, none neither.
+-- CONFIG_TMPFS_INODE64: some tmpfs names inode64 or inode32, none neither
+-- (a text with no tmpfs: not built so).
 -- @tparam string text
 -- @treturn boolean
 function M.tmpfs_inode64_of(text)
@@ -381,7 +382,7 @@ local function sb_flags(names, rules)
   for _, n in ipairs(names) do
     local k = SB_BY_FLAG[n]
     if k then f[k] = true end
-    -- MS_MANDLOCK: a superblock flag mountinfo shows until 6.x (rules.sb_mand)
+    -- MS_MANDLOCK: a superblock flag mountinfo shows until 6.12 (rules.sb_mand)
     if n == "mand" and rules and rules.sb_mand then f.mand = true end
   end
   return f
