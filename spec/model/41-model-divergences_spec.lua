@@ -242,9 +242,13 @@ describe("the model's divergences from the kernel #model", function()
         show("/r")
       end
       -- the superblock flags among mount(2)'s flags; a remount sets ro, sync
-      -- and lazytime anew (MS_RMT_MASK), not dirsync
+      -- and lazytime anew (MS_RMT_MASK), not dirsync (nor mand until 6.18).
+      -- mand is EPERM outside the initial user namespace on 5.10 (the uid
+      -- 65534 pass of its guest): then without it
       ns:mkdir("/s")
-      ns:mount("s", "/s", "tmpfs", "sync,dirsync,lazytime,mand")
+      if not try(ns.mount, ns, "s", "/s", "tmpfs", "sync,dirsync,lazytime,mand") then
+        ns:mount("s", "/s", "tmpfs", "sync,dirsync,lazytime")
+      end
       show("/s")
       ns:remount("/s", "ro")
       show("/s")
@@ -262,7 +266,10 @@ describe("the model's divergences from the kernel #model", function()
   -- scenario's 60 s timeout here, which stops it); through the parents'
   -- index by mount point it is about 0.2 s (bench/model_wide.lua). A
   -- stack and a copy tucked under a mount check the index on the way.
+  -- (pending in a guest under TCG, where the kernel's side alone runs past
+  -- the 60 s timeout: killed there on 5.10 and 6.1, make matrix MODEL=1)
   it("10,000 mounts under one parent, each found, within the timeout", function()
+    if helper.EMULATED then return pending(helper.EMULATED) end
     local _, out = same(function(ns, nss, try, note)
       ns:mkdir("/s"); ns:mount("s", "/s", "tmpfs"); ns:make_shared("/s"); ns:mkdir("/s/z")
       local sl = ns:unshare { propagation = "slave" }

@@ -59,7 +59,8 @@ end
 -- @treturn string
 function M.errno_of(err)
   local s = tostring(err)
-  local name = s:match("%((E[%u%d]+)%)%s*$")
+  -- a call the kernel lacks: "...(ENOSYS): needs Linux 5.12"
+  local name = s:match("%((E[%u%d]+)%)%s*$") or s:match("%((ENOSYS)%): needs Linux [%d.]+%s*$")
   if name then return name end
   return "error: " .. (s:gsub("^[^\n:]*:%d+: ", ""))
 end

@@ -16,7 +16,7 @@ local STRERROR = {
   EEXIST = "File exists", ENODEV = "No such device", EISDIR = "Is a directory",
   EROFS = "Read-only file system", EACCES = "Permission denied",
   ENOTEMPTY = "Directory not empty", EXDEV = "Invalid cross-device link",
-  ENOSPC = "No space left on device",
+  ENOSPC = "No space left on device", ENOSYS = "Function not implemented",
   EAGAIN = "Resource temporarily unavailable",
 }
 M.STRERROR = STRERROR
@@ -40,13 +40,25 @@ local function fail(errno, op, p1, p2)
     Failure), 0)
 end
 
-M.escape, M.Failure, M.fail = escape, Failure, fail
+-- A call this kernel lacks: ENOSYS and the release that brought it, in
+-- the core's words ("...: Function not implemented (ENOSYS): needs Linux
+-- 6.5", lmns_fail).
+local function fail_since(since, op, p1, p2)
+  local ok, f = pcall(fail, "ENOSYS", op, p1, p2)
+  assert(not ok)
+  f.message = f.message .. ": needs Linux " .. since
+  error(f, 0)
+end
+
+M.escape, M.Failure, M.fail, M.fail_since = escape, Failure, fail, fail_since
 
 --- The errno name at the end of a failure message ("... (ENOENT)"), or nil.
 -- @tparam string msg
 -- @treturn string|nil
 function M.errno_of(msg)
-  return type(msg) == "string" and msg:match("%((E[A-Z0-9]+)%)$") or nil
+  -- a call the kernel lacks ends in the release it needs ("(ENOSYS): needs Linux 6.5")
+  return type(msg) == "string" and (msg:match("%((E[A-Z0-9]+)%)$")
+    or msg:match("%((ENOSYS)%): needs Linux [%d.]+$")) or nil
 end
 
 return M

@@ -65,6 +65,39 @@ do
   end
 end
 
+-- Whether the running kernel was built with CONFIG_TMPFS_INODE64 (Debian's
+-- 6.1 and 6.12 are, measured; its 5.10 and this host's 6.18 are not): tmpfs
+-- then takes inode64 by default and its options text always names inode64
+-- or inode32 (shmem_show_options). A build option, not a release: read
+-- once when the module loads from the tmpfs mounts mountinfo shows.
+
+--- Whether a mountinfo text says its kernel was built with
+-- CONFIG_TMPFS_INODE64: some tmpfs names inode64 or inode32, none neither
+-- (a text with no tmpfs: not built so).
+-- @tparam string text
+-- @treturn boolean
+function M.tmpfs_inode64_of(text)
+  local named, plain = false, false
+  for line in text:gmatch("[^\n]+") do
+    local opts = line:match(" %- tmpfs %S+ (%S+)$")
+    if opts then
+      if ("," .. opts .. ","):find(",inode[36][24],") then named = true else plain = true end
+    end
+  end
+  return named and not plain
+end
+local TMPFS_INODE64 = false
+do
+  local f = io.open("/proc/self/mountinfo")
+  if f then
+    TMPFS_INODE64 = M.tmpfs_inode64_of(f:read("*a") or "")
+    f:close()
+  end
+end
+--- What the running kernel's build says (M.tmpfs_inode64_of of this
+-- process's mountinfo when the module loaded).
+M.TMPFS_INODE64 = TMPFS_INODE64
+
 --- Who mounts, for uid=, gid= and noswap: `init` (the initial user
 -- namespace: every ID is its own), `uid`, `gid` (what the caller's 0 is
 -- in the initial namespace: its own uid and gid there). A world's first
@@ -313,11 +346,16 @@ local function parse(fstype, data, who, rules, op, p1, p2)
   for _, item in ipairs(items(fstype, data)) do
     local key, value = item:match("^([^=]*)=(.*)$")
     key = key or item
-    -- (an empty name is passed over, as the kernel does: "=5")
-    if key ~= "" then
+    -- (an empty item is passed over; so is an empty name, "=5", where the
+    -- rules say so, before that the filesystem's to judge:
+    -- rules.empty_key_skipped)
+    if item ~= "" and (key ~= "" or not rules.empty_key_skipped) then
       local sbf = SB_FLAGS[key]
       if sbf then
-        out[#out + 1] = { sbf[1], sbf[2] }
+        -- (mand and nomand set nothing where mountinfo no longer shows it)
+        if sbf[1] ~= "mand" or rules.sb_mand then out[#out + 1] = { sbf[1], sbf[2] } end
+      elseif key == "source" and fstype == "ramfs" and rules.ramfs_swallows then
+        local _ = nil -- luacheck: ignore (ramfs took every name it did not know)
       elseif key == "source" then
         fail("EINVAL", op, p1, p2) -- mount(2) gave the source already
       else
@@ -339,11 +377,13 @@ end
 -- checked): ro, sync, dirsync, lazytime (MS_RDONLY, MS_SYNCHRONOUS,
 -- MS_DIRSYNC, MS_LAZYTIME); their negations set no bit.
 local SB_BY_FLAG = { ro = "ro", sync = "sync", dirsync = "dirsync", lazytime = "lazytime" }
-local function sb_flags(names)
+local function sb_flags(names, rules)
   local f = {}
   for _, n in ipairs(names) do
     local k = SB_BY_FLAG[n]
     if k then f[k] = true end
+    -- MS_MANDLOCK: a superblock flag mountinfo shows until 6.12 (rules.sb_mand)
+    if n == "mand" and rules and rules.sb_mand then f.mand = true end
   end
   return f
 end
@@ -356,15 +396,17 @@ local function defaults(fstype, f, who)
     o = { mode = 493 } -- 0755
   else
     o = { blocks = DEFAULT_BLOCKS, inodes = DEFAULT_INODES, mode = 1023, -- 01777
-          uid = who.uid, gid = who.gid, huge = "never", mpol = false, inode64 = false,
-          noswap = false }
+          uid = who.uid, gid = who.gid, huge = "never", mpol = false,
+          inode64 = TMPFS_INODE64, noswap = false }
   end
   o.ro, o.sync, o.dirsync, o.lazytime = f.ro or false, f.sync or false, f.dirsync or false,
     f.lazytime or false
+  o.mand = f.mand or false
   return o
 end
 
-local SB_TEXT = { "sync", "dirsync", "lazytime" } -- show_sb_opts's order
+-- show_sb_opts's order; mand shown only where the rules keep it (sb_mand)
+local SB_TEXT = { "sync", "dirsync", "mand", "lazytime" }
 
 local function num(n)
   return string.format("%.0f", n)
@@ -385,7 +427,7 @@ local function text(fstype, o)
     if o.mode ~= 1023 then out[#out + 1] = string.format("mode=%03o", o.mode) end
     if o.uid ~= 0 then out[#out + 1] = "uid=" .. num(o.uid) end
     if o.gid ~= 0 then out[#out + 1] = "gid=" .. num(o.gid) end
-    if o.inode64 then out[#out + 1] = "inode64" end
+    if TMPFS_INODE64 or o.inode64 then out[#out + 1] = o.inode64 and "inode64" or "inode32" end
     if o.huge ~= "never" then out[#out + 1] = "huge=" .. o.huge end
     if o.mpol then out[#out + 1] = "mpol=" .. o.mpol end
     if o.noswap then out[#out + 1] = "noswap" end
@@ -449,10 +491,10 @@ end
 -- @treturn table the options (sb.opts)
 -- @treturn string their text (sb.super_options)
 function M.new_options(fstype, data, names, who, rules, op, p1, p2)
-  local f = sb_flags(names)
+  local f = sb_flags(names, rules)
   if data == nil or data == "" then
     local key = fstype .. " " .. who.uid .. " " .. who.gid
-    for _, k in ipairs { "ro", "sync", "dirsync", "lazytime" } do
+    for _, k in ipairs { "ro", "sync", "dirsync", "lazytime", "mand" } do
       if f[k] then key = key .. "," .. k end
     end
     local p = plain[key]
@@ -480,10 +522,11 @@ function M.remount_options(sb, data, names, who, rules, op, p1, p2)
   local settings = parse(fstype, data, who, rules, op, p1, p2)
   local o = {}
   for k, v in pairs(old) do o[k] = v end
-  -- the flags set ro, sync and lazytime anew (MS_RMT_MASK), not dirsync;
+  -- the flags set ro, sync, mand and lazytime anew (MS_RMT_MASK), not dirsync;
   -- the data's flags come after them
-  local f = sb_flags(names)
-  o.ro, o.sync, o.lazytime = f.ro or false, f.sync or false, f.lazytime or false
+  local f = sb_flags(names, rules)
+  o.ro, o.sync, o.lazytime, o.mand = f.ro or false, f.sync or false, f.lazytime or false,
+    f.mand or false
   for _, s in ipairs(settings) do
     local field = s[1]
     if fstype == "ramfs" and field == "mode" then field = nil end -- ramfs keeps its mode

@@ -29,6 +29,7 @@ local checks = require "mountns.model.checks"
 local paths = require "mountns.model.paths"
 local errors = require "mountns.model.errors"
 local fsdata = require "mountns.model.fsdata"
+local rules = require "mountns.model.rules"
 
 local M = {}
 
@@ -285,17 +286,19 @@ end
 
 -- ---- move_mount ----------------------------------------------------------------
 
--- propagation_would_overmount: parent shared, m attached below it, and
--- m's root the very directory it would be mounted on
+-- propagation_would_overmount (fs/pnode.c): parent shared, m attached,
+-- m's root the very directory it would be mounted on, and parent
+-- propagating to m: a peer of m or of one of m's masters (not an
+-- ancestor of m: a private bind under a shared parent is no overmount)
 local function would_overmount(parent, m, mp)
   if not parent.group or m.ns == nil then return false end
   if m.sb ~= parent.sb or m.root ~= mp then return false end
-  local p = m
-  while p.parent do
-    if p == parent then return true end
-    p = p.parent
+  local x = m
+  while x do
+    if x.group == parent.group then return true end
+    x = x.master
   end
-  return p == parent
+  return false
 end
 
 local function tree_has_unbindable(m)
@@ -336,12 +339,15 @@ local function move_mount(ns, from, to, opts)
     or (opts.beneath and "move_mount beneath" or "move_mount")
   local w = ns.world
   call_event(ns, op .. " " .. fname .. " " .. tname, tpath, fpath)
-  -- MOVE_MOUNT_BENEATH came with Linux 6.5: an unknown flag before
-  local major, minor = w.linux:match("^(%d+)%.(%d+)")
-  if opts.beneath and tonumber(major) * 1000 + tonumber(minor) < 6005 then
-    fail("EINVAL", op, fname, tname)
+  -- MOVE_MOUNT_BENEATH came with Linux 6.5: an unknown flag before (the
+  -- flags are checked before any lookup), ENOSYS in mountns's words
+  if opts.beneath and not w.rules.beneath then
+    errors.fail_since(rules.SINCE.beneath, op, fname, tname)
   end
   local old, odpath, onode = place(ns, ffd, fpath, op, fname, tname)
+  -- until 6.15 the syscall looks up `from` first and puts it whatever
+  -- follows (rules.move_from_first): a failed lookup of `to` clears its mark
+  if w.rules.move_from_first then old.expiry_mark = nil end
   local p, pdpath, pnode = place(ns, tfd, tpath, op, fname, tname)
   -- both found: their puts clear the marks (a failed lookup of `to` left
   -- the mark of `from` on 6.18: measured by `check`)
@@ -422,13 +428,17 @@ local function mount_setattr(ns, target, attrs)
   local fd, path, name = where(target, "ns:mount_setattr", 1)
   if type(attrs) ~= "table" then
     argcheck.error("ns:mount_setattr", 2, "table expected, got "
-      .. (attrs == nil and "no value" or type(attrs)), 3)
+      .. type(attrs), 3) -- "got nil" as the core's (its luaL_checktype follows a settop)
   end
   check_keys(attrs, SETATTR, "ns:mount_setattr", 2)
   local set, clear, atime, prop, idmap = read_attrs(attrs, "ns:mount_setattr", 2, true)
   check_same_user(ns, "mount_setattr")
   local op = attrs.recursive and "mount_setattr recursive" or "mount_setattr"
   call_event(ns, op .. " " .. name, path)
+  -- no mount_setattr before Linux 5.12: ENOSYS, after the arguments' checks
+  if not ns.world.rules.mount_setattr then
+    errors.fail_since(rules.SINCE.mount_setattr, op, name)
+  end
   -- build_mount_idmapped: an idmap of the initial user namespace
   if idmap and idmap.id and idmap:id() == INIT_USERNS then fail("EPERM", op, name) end
   local mnt, dpath = place(ns, fd, path, op, name)

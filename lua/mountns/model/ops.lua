@@ -59,6 +59,19 @@ local function change_type(ns, path, kind, rec, op)
   for _, m in ipairs(list) do change_propagation(w, m, kind) end
 end
 
+-- path_mount until 5.15 (may_mandlock, rules.mand_eperm): mount(2) with
+-- MS_MANDLOCK needs CAP_SYS_ADMIN in the initial user namespace, checked
+-- after the target's lookup and before any operation (remount and bind too)
+local function check_mand(ns, names, target, op, p1, p2)
+  if not ns.world.rules.mand_eperm or ns.user == ns.world.init_user then return end
+  for _, n in ipairs(names) do
+    if n == "mand" then
+      resolve(ns, walkpath(target), op, p1, p2)
+      fail("EPERM", op, p1, p2)
+    end
+  end
+end
+
 local function new_mount_op(ns, source, target, fstype, names, data)
   local op, p1, p2 = "mount", source, target
   local mnt, dpath, node = resolve(ns, walkpath(target), op, p1, p2)
@@ -186,6 +199,7 @@ local function pivot(ns, new_root, put_old, p1, p2)
   ns.root = nmnt
 end
 
+M.check_mand = check_mand
 M.mount_flags_of, M.change_type, M.new_mount_op, M.bind_op = mount_flags_of, change_type,
   new_mount_op, bind_op
 M.move_op, M.remount_op, M.pivot = move_op, remount_op, pivot

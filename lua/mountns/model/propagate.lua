@@ -57,6 +57,28 @@ local function same_group(a, b)
   return a == b or (a.group ~= nil and a.group == b.group)
 end
 
+-- commit_tree: a tree attached from no namespace (a new mount, a copy, a
+-- detached tree of open_tree's clone or fsmount, made maybe long before)
+-- joins the namespace list at its tail, just before the copies
+-- propagation committed after it (`at`, their first place in w.mounts).
+-- Before 6.8 mountinfo lists that list (rules.ns_list): the 5.10 guest
+-- listed a clone attached after a later mount after that mount. Most
+-- trees are there already, made just now: checked first.
+local function list_at_tail(w, tree, at)
+  local mounts, n, mine = w.mounts, #tree, {}
+  for _, m in ipairs(tree) do mine[m] = true end
+  local there = at - n >= 1
+  for i = at - n, at - 1 do
+    if not there or not mine[mounts[i]] then there = false; break end
+  end
+  if there then return end
+  local out = {}
+  for i = 1, at - 1 do if not mine[mounts[i]] then out[#out + 1] = mounts[i] end end
+  for i = 1, at - 1 do if mine[mounts[i]] then out[#out + 1] = mounts[i] end end
+  for i = at, #mounts do out[#out + 1] = mounts[i] end
+  w.mounts = out
+end
+
 -- attach_recursive_mnt: attach the tree `source` (already copied, or a
 -- mount being moved) to dest at mp in ns, propagating copies to dest's
 -- peers and slaves when dest is shared. ctx: {ns = the caller's, call =
@@ -183,6 +205,9 @@ local function attach(w, source, dest, mp, ctx)
       for j = ranges[i][1], ranges[i][2] do out[#out + 1] = mounts[j] end
     end
     for k, m in ipairs(out) do mounts[ranges[1][1] + k - 1] = m end
+  end
+  if w.rules.ns_list and not ctx.moving then
+    list_at_tail(w, subtree(source), ranges[1] and ranges[1][1] or #w.mounts + 1)
   end
 end
 

@@ -47,14 +47,42 @@ local M = {}
 --   takes its MNT_LOCKED and the mount on top is unlocked
 --   (attach_recursive_mnt, "move_mount: transfer MNT_LOCKED": in 7.1.8,
 --   not in 6.19.8; posted after 7.0's merge window), so the namespace
---   that received it may unmount that mount (6.18: EINVAL).
+--   that received it may unmount that mount (6.18: EINVAL). The 7.2.13
+--   and 7.3 guests answer EINVAL (doc/model.md, not modelled; the
+--   comparison is pending there: spec/helper.lua's UNMODELLED_7X).
 -- tmpfs_noswap: tmpfs takes the mount option noswap (6.4).
+-- mount_setattr: the call exists (5.12); before, ENOSYS naming the
+--   release, as the core's message does.
+-- beneath: move_mount knows MOVE_MOUNT_BENEATH (6.5); before, the
+--   unknown flag is EINVAL, which mountns reports as the ENOSYS it
+--   means, naming the release. The releases: M.SINCE (the core's
+--   core.feature_since, which the model cannot require: spec 50 checks
+--   that the two agree).
+-- sb_mand: MS_MANDLOCK and the data "mand" set SB_MANDLOCK, which
+--   mountinfo shows ("rw,sync,dirsync,mand,lazytime") and a remount sets
+--   anew (MS_RMT_MASK): the 5.10, 6.1 and 6.12 guests; not 6.18 (6.13
+--   to 6.17 not measured: SB_MAND_UNTIL). mand_eperm: mount(2) with MS_MANDLOCK is EPERM
+--   without CAP_SYS_ADMIN in the initial user namespace (may_mandlock,
+--   5.10's namespace.c; 5.15 made `mand` a warning).
+-- empty_key_skipped: mount data's "=5" (an empty name) is passed over;
+--   before, the filesystem judges it (tmpfs: EINVAL): the 5.10, 6.1 and
+--   6.12 guests EINVAL, 6.18 ok (EMPTY_KEY_SKIPPED).
+-- ramfs_swallows: ramfs takes every name it does not know, `source`
+--   too (5.10 guest: "source=x" ok; 6.1: EINVAL, mount(2) gave one).
+-- move_from_first: the move_mount syscall looks up `from` before `to` and
+--   puts `from` on every way out, so a failed lookup of `to` clears
+--   `from`'s expire mark (5.10, 6.1, 6.12; 6.17: `to` first, with
+--   getname_maybe_null; 6.15 as far as we know). Measured: the 5.10 guest.
 -- watch_fanotify: a watch (mountns.watch) has fanotify's mount events
 --   (FAN_MNT_ATTACH/DETACH, 6.15): attaches and detaches as they came;
 --   before, it diffs re-read tables (changes, attaches, then detaches).
 -- unique_ids: a re-read table has the mounts' unique IDs (listmount, 6.8),
 --   so a moved mount is one "change"; before, a detach and an attach.
 local OLDEST, NEWEST = { 5, 10 }, "7.2"
+-- where the guests measured a change but the sources we read do not say
+-- which release made it (fs/proc_namespace.c, fs/fs_context.c: not read):
+-- the first kernel of the matrix that answered the new way
+local SB_MAND_UNTIL, EMPTY_KEY_SKIPPED = 6018, 6018
 
 local function rules_of(major, minor)
   local v = major * 1000 + minor
@@ -62,6 +90,9 @@ local function rules_of(major, minor)
            ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
            same_root_master = v < 6016, bulk_private = v >= 6018,
            tuck_takes_lock = v >= 7001, tmpfs_noswap = v >= 6004,
+           mount_setattr = v >= 5012, beneath = v >= 6005, move_from_first = v < 6015,
+           sb_mand = v < SB_MAND_UNTIL, mand_eperm = v < 5015,
+           empty_key_skipped = v >= EMPTY_KEY_SKIPPED, ramfs_swallows = v < 6001,
            watch_fanotify = v >= 6015, unique_ids = v >= 6008 }
 end
 
@@ -179,6 +210,11 @@ end
 -- read in their source (older ones raise; newer ones, 7.3 among them,
 -- get the newest rules).
 M.OLDEST_LINUX = OLDEST_S
+
+--- The releases that brought the calls the rules date (`mount_setattr`,
+-- `beneath`): what a model's call names before them, in the core's words
+-- ("...: Function not implemented (ENOSYS): needs Linux 6.5").
+M.SINCE = { mount_setattr = "5.12", beneath = "6.5" }
 M.NEWEST_LINUX = NEWEST
 
 return M

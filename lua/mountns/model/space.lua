@@ -170,6 +170,7 @@ Space.mount = method("mount", function(self, source, target, fstype, flags, data
   local names = check_flags(flags, "mount", "ns:mount", 4)
   data = opt_string(data, "ns:mount", 5, "data")
   set_call(self, "mount " .. source .. " " .. target, target)
+  ops.check_mand(self, names, target, "mount", source, target)
   local op, prop, rec
   for _, n in ipairs(names) do
     local d = MOUNT_FLAGS[n]
@@ -231,6 +232,7 @@ Space.remount = method("remount", function(self, target, flags, data, opts)
   data = opt_string(data, "ns:remount", 3, "data")
   opts = check_keys(opts, BIND, "ns:remount", 4)
   set_call(self, "remount " .. target, target)
+  ops.check_mand(self, names, target, "remount", target)
   remount_op(self, target, names, data, opts.bind)
   return true
 end)
