@@ -129,6 +129,19 @@ function helper.tempdir()
   return dir
 end
 
+--- A script file for `mountns run` holding text, under /tmp (a name from
+-- os.tmpname(), which makes that file empty: only its name is used, with
+-- ".lua" after it); the caller removes it.
+function helper.script_file(text)
+  local base = os.tmpname()
+  os.remove(base)
+  local path = base .. ".lua"
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
 --- The whole content of a file (the spec fails if it cannot be read).
 function helper.read(path)
   local f = assert(io.open(path))

@@ -145,16 +145,8 @@ describe("mountns show --explain", function()
 end)
 
 -- A script file for `mountns run`, written under /tmp; removed by the caller.
-local function script(text)
-  -- os.tmpname() makes the file it names (empty): only its name is used
-  local base = os.tmpname()
-  os.remove(base)
-  local path = base .. ".lua"
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
+-- a script file for `mountns run` (spec/helper.lua); removed by the caller
+local script = helper.script_file
 
 describe("mountns run --both #model", function()
   -- the model follows the running kernel: pending where it has no rules for it

@@ -13,16 +13,8 @@
 local helper = require "helper"
 local mtable = require "mountns.table"
 
--- A script file for `mountns run`, under /tmp; removed by the caller.
-local function script(text)
-  local base = os.tmpname() -- made (empty): only its name is used
-  os.remove(base)
-  local path = base .. ".lua"
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
+-- a script file for `mountns run` (spec/helper.lua); removed by the caller
+local script = helper.script_file
 
 -- The line of text that holds marker (a `-- name` comment), as "file:N".
 local function at(path, text, marker)
