@@ -321,9 +321,7 @@ local function parents_of(w, groups)
   return out
 end
 
-local function is_under(path, dir)
-  return dir == "/" or path == dir or path:sub(1, #dir + 1) == dir .. "/"
-end
+local is_under = mtable.is_under
 
 -- How a call group is named on a line: the scenario's own call and line
 -- when the world replays a kernel scenario's steps, else the model's text.

@@ -274,9 +274,7 @@ local function paths_of(step)
 end
 
 -- Whether path is the mount point t or under it.
-local function is_on(path, t)
-  return t == "/" or path == t or path:sub(1, #t + 1) == t .. "/"
-end
+local is_on = mtable.is_under
 
 --- The unmirrored step whose changes a step may see, or nil: one whose
 -- namespace saw the superblock of a mount that a path of the step is on

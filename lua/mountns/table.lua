@@ -37,6 +37,15 @@ local function filter(self, keep)
   return out
 end
 
+--- Whether path is dir or below it, both normalised absolute paths (as
+-- `normpath` gives them): "/a/b" is under "/a" and "/a", not "/ab".
+-- @tparam string path
+-- @tparam string dir
+-- @treturn boolean
+function M.is_under(path, dir)
+  return dir == "/" or path == dir or path:sub(1, #dir + 1) == dir .. "/"
+end
+
 --- A path normalised lexically, as mount points are written in a table:
 -- `//`, `/./` and a trailing `/` collapse, `..` drops the component before
 -- it (`/..` is `/`). Symlinks are not followed: `/a/../b` is `/b` even when

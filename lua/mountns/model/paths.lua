@@ -13,9 +13,7 @@ local function join(dir, name)
 end
 
 -- Whether path is dir or below it (both normalised, absolute).
-local function is_subdir(path, dir)
-  return dir == "/" or path == dir or path:sub(1, #dir + 1) == dir .. "/"
-end
+local is_subdir = mtable.is_under
 
 -- path relative to dir, as an absolute path ("/X/a" in "/X" is "/a").
 local function relative(path, dir)
