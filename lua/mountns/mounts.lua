@@ -136,10 +136,23 @@ local function from_entered_root(t)
     root = up
   end
   if root == first then return t end
-  local keep, kept = { [root.unique_id] = true }, {}
-  for _, r in ipairs(t) do -- listmount lists a parent before its children
-    if keep[r.parent_unique_id] then keep[r.unique_id] = true end
+  -- listmount lists by mount ID, and a child may have the smaller one:
+  -- propagation tucks the mount that was at a mount point onto the copy
+  -- made there (attach_recursive_mnt), so the tree is walked, not the list
+  local children = {}
+  for _, r in ipairs(t) do
+    local c = children[r.parent_unique_id] or {}
+    children[r.parent_unique_id] = c
+    c[#c + 1] = r.unique_id
   end
+  local keep, todo = { [root.unique_id] = true }, { root.unique_id }
+  while #todo > 0 do
+    local id = table.remove(todo)
+    for _, c in ipairs(children[id] or {}) do
+      if not keep[c] then keep[c] = true; todo[#todo + 1] = c end
+    end
+  end
+  local kept = {}
   for _, r in ipairs(t) do
     if keep[r.unique_id] then kept[#kept + 1] = r end
   end
