@@ -290,16 +290,6 @@ helper.EMULATED = os.getenv("MOUNTNS_VM") == "tcg"
 -- a kernel older than its oldest rule set (`model.OLDEST_LINUX`) has none.
 helper.MODEL_PENDING = select(2, require("mountns.model").linux_version(KV[1] .. "." .. KV[2]))
 
---- Why a comparison that meets what Debian's 7.2 and 7.3 do otherwise than
--- the model's 7.x rules (read in 7.2.8's source; the guests run 7.2.13 and
--- 7.3~rc7) is pending on this kernel, or nil: umount propagation takes more
--- copies, a copy tucked under a locked mount keeps no lock, beneath answers
--- otherwise (make matrix MODEL=1: the same 7 comparisons on both; doc/
--- model.md, "Not modelled").
-helper.UNMODELLED_7X = KV[1] * 1000 + KV[2] >= 7002 and string.format("Linux %d.%d answers "
-  .. "otherwise than the model's 7.x rules here: not modelled (doc/model.md)", KV[1], KV[2])
-  or nil
-
 --- busted's `it` for a test that compares the model with this kernel: on a
 -- kernel the model has no rules for (helper.MODEL_PENDING), a pending test
 -- with the reason in its name. Use: `local it = helper.model_it` at the top
@@ -308,13 +298,6 @@ function helper.model_it(name, fn)
   local busted = require "busted"
   if not helper.MODEL_PENDING then return busted.it(name, fn) end
   return busted.pending(name .. " [" .. helper.MODEL_PENDING .. "]")
-end
-
---- helper.model_it for a comparison that meets what 7.2 and 7.3 do otherwise
--- (helper.UNMODELLED_7X): pending there, with the reason in its name.
-function helper.model_it_7x(name, fn)
-  if not helper.UNMODELLED_7X then return helper.model_it(name, fn) end
-  return require("busted").pending(name .. " [" .. helper.UNMODELLED_7X .. "]")
 end
 
 -- A tree uid 65534 can read: this one, or (CI clones into private

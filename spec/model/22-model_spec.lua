@@ -104,8 +104,7 @@ describe("the model against the kernel #model", function()
   -- check --random 500 --seed 8 --ops 16, sequence 431 (shrunk): umount
   -- takes two mounts whose slaves go to one peer; the copies a later
   -- mount propagates to those slaves come in that peer's list order
-  -- (7.2 and 7.3 take more copies: helper.UNMODELLED_7X)
-  helper.model_it_7x("slaves an umount hands to one peer: seed 8, sequence 431", function()
+  helper.model_it("slaves an umount hands to one peer: seed 8, sequence 431", function()
     same(function(ns1, nss)
       ns1:mkdir("/a"); ns1:mkdir("/b")
       ns1:make_shared("/")
@@ -199,7 +198,7 @@ describe("the model against the kernel #model", function()
     end
   end)
 
-  helper.model_it_7x("umount in a peer group of stacked binds: what stays is what holds a "
+  helper.model_it("umount in a peer group of stacked binds: what stays is what holds a "
     .. "mount inside", function()
     same(function(ns1, nss)
       local ns2 = ns1:unshare { propagation = "shared" }

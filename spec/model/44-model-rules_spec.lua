@@ -4,7 +4,8 @@
 -- runs the same steps on the model under every version and asserts which
 -- versions agree, as those kernels' fs/namespace.c and fs/pnode.c say
 -- (Debian's source packages: 5.10.262, 6.1.176, 6.12.95, 6.18.15, 7.1.8,
--- 7.2.8; 7.3's files were not on the mirror: it follows 7.2's rules), and
+-- 7.2.8; linux-source-7.2 (7.2.13) and -7.3 (7.3~rc7), whose source
+-- packages the mirror no longer serves; 7.3 has 7.2.13's rules), and
 -- runs it on the running kernel too, whose outcome must be the model's
 -- under that kernel's rules (6.18 on this host; the other kernels in their
 -- guests, `make matrix`).
@@ -15,7 +16,7 @@ local format = require "mountns.format"
 
 local unpack = table.unpack or unpack -- luacheck: ignore
 
-local KERNELS = { "5.10", "6.1", "6.12", "6.18", "7.2", "7.3" }
+local KERNELS = { "5.10", "6.1", "6.12", "6.18", "7.1", "7.2", "7.3" }
 
 -- fn(ns, nss, try) on one side: nss collects the namespaces to compare (ns
 -- first), try(f, ...) runs a step that may fail and records "ok" or its
@@ -44,7 +45,7 @@ local function on_model(linux)
 end
 
 -- The versions of KERNELS grouped by the model's outcome of fn, in the
--- order met: "{5.10,6.1} {6.12,6.18,7.2,7.3}".
+-- order met: "{5.10,6.1} {6.12,6.18,7.1,7.2,7.3}".
 local function classes(fn)
   local groups, index = {}, {}
   for _, v in ipairs(KERNELS) do
@@ -80,11 +81,10 @@ end
 local RULES = {
   {
     -- clone_mnt: MNT_UNBINDABLE was in mnt_flags, which a copy takes; 6.17
-    -- moved it to mnt_t_flags (T_UNBINDABLE), which it does not; the 7.2
-    -- and 7.3 guests of make matrix copy it again (measured: the kernel
-    -- wins over the sources' reading)
-    name = "a namespace copy of an unbindable mount: unbindable but on 6.17-6.x",
-    classes = "{5.10,6.1,6.12,7.2,7.3} {6.18}",
+    -- moved it to mnt_t_flags (T_UNBINDABLE), which it does not (to 7.1.8
+    -- and 7.2.8); 7.2.13 and 7.3 copy T_UNBINDABLE again
+    name = "a namespace copy of an unbindable mount: unbindable but on 6.17-7.1",
+    classes = "{5.10,6.1,6.12,7.2,7.3} {6.18,7.1}",
     steps = function(ns, nss)
       ns:mkdir("/u"); ns:mount("u", "/u", "tmpfs"); ns:make_unbindable("/u")
       nss[2] = ns:unshare { propagation = "unchanged" }
@@ -95,7 +95,7 @@ local RULES = {
     -- 6.8); attach_recursive_mnt commits the copies of one propagation
     -- from the head of its hlist: last made first
     name = "the copies of one propagation are listed last made first until 6.7",
-    classes = "{5.10,6.1} {6.12,6.18,7.2,7.3}",
+    classes = "{5.10,6.1} {6.12,6.18,7.1,7.2,7.3}",
     steps = function(sh1)
       base(sh1)
       sh1:bind("/X", "/Y"); sh1:make_slave("/Y")
@@ -108,8 +108,7 @@ local RULES = {
     -- so propagate_umount met the copies from the top, not from the
     -- deepest mount
     name = "umount propagation walks the unmounted tree from its top until 6.7",
-    unmodelled_7x = true, -- (helper.UNMODELLED_7X)
-    classes = "{5.10,6.1} {6.12,6.18,7.2,7.3}",
+    classes = "{5.10,6.1} {6.12,6.18,7.1,7.2,7.3}",
     steps = function(ns1, nss)
       local ns2 = ns1:unshare { propagation = "shared" }
       nss[1] = ns2
@@ -124,7 +123,7 @@ local RULES = {
     -- restored in place (__propagate_umount); the rewrite takes it with
     -- its parent
     name = "umount propagation keeps a locked copy whose parent goes until 6.15",
-    classes = "{5.10,6.1,6.12} {6.18,7.2,7.3}",
+    classes = "{5.10,6.1,6.12} {6.18,7.1,7.2,7.3}",
     steps = function(ns1, nss)
       ns1:mkdir("/a/x")
       ns1:bind("/a", "/a/x")
@@ -143,7 +142,7 @@ local RULES = {
     -- the order of the copies; 6.1's list order (above) turns it back,
     -- so 5.10 and 6.1 list what 6.18 lists
     name = "make-slave's master: the first peer with the same root until 6.15",
-    classes = "{5.10,6.1,6.18,7.2,7.3} {6.12}",
+    classes = "{5.10,6.1,6.18,7.1,7.2,7.3} {6.12}",
     steps = function(sh1, nss)
       base(sh1)
       sh1:mkdir("/X/sub"); sh1:bind("/X/sub", "/Y")
@@ -156,8 +155,7 @@ local RULES = {
     -- bulk_make_private (6.18) hands every slave on at once, to the
     -- first mount that stays (trace_transfers), in the order of the set
     name = "an umount hands the slaves of its mounts over at once from 6.18",
-    unmodelled_7x = true, -- (helper.UNMODELLED_7X)
-    classes = "{5.10,6.1} {6.12} {6.18,7.2,7.3}",
+    classes = "{5.10,6.1} {6.12} {6.18,7.1,7.2,7.3}",
     steps = function(ns1, nss)
       ns1:mkdir("/a"); ns1:mkdir("/b")
       ns1:make_shared("/")
@@ -171,11 +169,11 @@ local RULES = {
   },
   {
     -- attach_recursive_mnt from 7.1 ("move_mount: transfer MNT_LOCKED"):
-    -- a copy put under a locked mount takes its lock, the mount on top is
-    -- unlocked, so the namespace that got the copy may unmount it
-    name = "a copy tucked under a locked mount takes its lock from 7.1",
-    unmodelled_7x = true, -- (helper.UNMODELLED_7X)
-    classes = "{5.10,6.1,6.12,6.18} {7.2,7.3}",
+    -- a copy put under a locked mount takes its lock; 7.1 unlocks the
+    -- mount on top, so the namespace that got the copy may unmount it;
+    -- 7.2.13 and 7.3 unlock it only under the mount the caller placed
+    name = "a copy tucked under a locked mount unlocks the top on 7.1 alone",
+    classes = "{5.10,6.1,6.12,6.18,7.2,7.3} {7.1}",
     steps = function(ns1, nss, try)
       ns1:mkdir("/a"); ns1:mkdir("/b")
       ns1:mount("a", "/a", "tmpfs"); ns1:make_shared("/a")
@@ -186,6 +184,18 @@ local RULES = {
       ns1:mount("u", "/b/x", "tmpfs")   -- a copy goes under ns2's locked /a/x
       try(function() if ns2:locked("/a/x") then error("locked (EPERM)") end end)
       try(ns2.umount, ns2, "/a/x")
+    end,
+  },
+  {
+    -- do_set_group: `to` must be private; 7.2.13 and 7.3 refuse an
+    -- unbindable one too (before, it joined the group and was bindable)
+    name = "MOVE_MOUNT_SET_GROUP refuses an unbindable mount from 7.2",
+    classes = "{5.10} {6.1,6.12,6.18,7.1} {7.2,7.3}",
+    steps = function(ns, _, try)
+      ns:mkdir("/X"); ns:mkdir("/Y")
+      ns:mount("x", "/X", "tmpfs"); ns:bind("/X", "/Y")
+      ns:make_shared("/X"); ns:make_unbindable("/Y")
+      try(ns.move_mount, ns, "/X", "/Y", { set_group = true })
     end,
   },
 }
@@ -226,14 +236,12 @@ describe("the rules of each kernel the model follows #model", function()
     it(rule.name .. ": on the model, by version", function()
       assert.equal(rule.classes, classes(rule.steps))
     end)
-    -- (three rules 7.2 and 7.3 answer otherwise: pending there)
-    local kernel_it = rule.unmodelled_7x and helper.model_it_7x or helper.model_it
-    kernel_it(rule.name .. ": on the running kernel", function()
+    helper.model_it(rule.name .. ": on the running kernel", function()
       kernel_agrees(rule.steps)
     end)
   end
 
-  it("the tucked copy's lock, step by step: 6.18 refuses, 7.2 unmounts", function()
+  it("the tucked copy's lock, step by step: 6.18 refuses, 7.1 unmounts, 7.2 refuses", function()
     local function probe(ns1)
       ns1:mkdir("/a"); ns1:mkdir("/b")
       ns1:mount("a", "/a", "tmpfs"); ns1:make_shared("/a")
@@ -247,13 +255,14 @@ describe("the rules of each kernel the model follows #model", function()
       return before, "ok", ns2:find("/a/x").source, ns2:locked("/a/x")
     end
     assert.same({ true, "EINVAL" }, { on_model("6.18")(probe) })
-    assert.same({ false, "ok", "u", true }, { on_model("7.2")(probe) })
-    assert.same({ false, "ok", "u", true }, { on_model("7.3")(probe) })
+    assert.same({ false, "ok", "u", true }, { on_model("7.1")(probe) })
+    assert.same({ true, "EINVAL" }, { on_model("7.2")(probe) })
+    assert.same({ true, "EINVAL" }, { on_model("7.3")(probe) })
   end)
 
-  it("5.10 is the oldest rule set, 7.2 the newest; 7.3 gets 7.2's", function()
+  it("5.10 is the oldest rule set, 7.3 the newest; 7.3's rules are 7.2's", function()
     assert.equal("5.10", model.OLDEST_LINUX)
-    assert.equal("7.2", model.NEWEST_LINUX)
+    assert.equal("7.3", model.NEWEST_LINUX)
     assert.equal("5.10", model.linux_version("5.10.0-46-amd64"))
     local r73, r72 = model.new { linux = "7.3" }.rules, model.new { linux = "7.2" }.rules
     for k, v in pairs(r72) do
@@ -261,11 +270,12 @@ describe("the rules of each kernel the model follows #model", function()
     end
     assert.equal("7.3", r73.linux)
     -- 5.10's rules are 6.1's (the same pnode.c)
-    -- 5.10 follows 6.1's rules but for the call it lacks (mount_setattr:
-    -- 5.12), `mand`'s EPERM and ramfs's `source` (spec 50)
+    -- 5.10 follows 6.1's rules but for the calls it lacks (mount_setattr:
+    -- 5.12; MOVE_MOUNT_SET_GROUP: 5.15), `mand`'s EPERM and ramfs's
+    -- `source` (spec 50)
     local r510, r61 = model.new { linux = "5.10" }.rules, model.new { linux = "6.1" }.rules
     local differ = { mount_setattr = { false, true }, mand_eperm = { true, false },
-                     ramfs_swallows = { true, false } }
+                     ramfs_swallows = { true, false }, set_group = { false, true } }
     for k, v in pairs(r61) do
       if k ~= "linux" and not differ[k] then assert.equal(v, r510[k], k) end
     end

@@ -60,7 +60,9 @@ describe("the model on older kernels #model #novalgrind", function()
     it("the model's message is the core's, with the core's release", function()
       local core = require "mountns.core"
       assert.same({ mount_setattr = core.feature_since.mount_setattr,
-                    beneath = core.feature_since.beneath }, require("mountns.model.rules").SINCE)
+                    beneath = core.feature_since.beneath,
+                    set_group = core.feature_since.set_group },
+                  require("mountns.model.rules").SINCE)
       local ns = model.new { linux = "6.1" }:namespace()
       ns:mkdir("/A"); ns:mount("a", "/A", "tmpfs")
       assert.error_matches(function()
@@ -70,6 +72,11 @@ describe("the model on older kernels #model #novalgrind", function()
       ns = model.new { linux = "5.10" }:namespace()
       assert.error_matches(function() ns:mount_setattr("/", { nosuid = true }) end,
         "mount_setattr /: Function not implemented (ENOSYS): needs Linux 5.12", 1, true)
+      ns:mkdir("/B"); ns:mount("b", "/B", "tmpfs"); ns:make_shared("/B")
+      ns:mkdir("/C"); ns:bind("/B", "/C"); ns:make_private("/C")
+      assert.error_matches(function() ns:move_mount("/B", "/C", { set_group = true }) end,
+        "move_mount set_group /B /C: Function not implemented (ENOSYS): needs Linux 5.15", 1,
+        true)
       -- misuse still raises first, in the core's words (its luaL_checktype
       -- follows a settop: "got nil")
       assert.error_matches(function() ns:mount_setattr("/") end,
@@ -227,8 +234,7 @@ describe("the model on older kernels #model #novalgrind", function()
       assert.equal("5.10,6.1: ENOSYS ENOSYS | 6.12,6.18,7.2,7.3: ok EINVAL", by_version(steps))
     end)
 
-    -- (7.2 and 7.3 leave the private bind out of ns2: helper.UNMODELLED_7X)
-    helper.model_it_7x("on the running kernel", function()
+    helper.model_it("on the running kernel", function()
       if not features.beneath then return pending("this kernel lacks MOVE_MOUNT_BENEATH") end
       local text, out = helper.same(steps)
       assert.equal("ok EINVAL", out)

@@ -318,6 +318,10 @@ local function set_group(ns, from_m, from_d, to_m, to_d, op, p1, p2)
     if c.locked and is_subdir(c.mp, to_m.root) then fail("EINVAL", op, p1, p2) end
   end
   if to_m.group or to_m.master then fail("EINVAL", op, p1, p2) end
+  -- (an unbindable `to` joined the group until 7.1: rules.set_group_unbindable)
+  if to_m.unbindable and ns.world.rules.set_group_unbindable then
+    fail("EINVAL", op, p1, p2)
+  end
   if not from_m.group and not from_m.master then fail("EINVAL", op, p1, p2) end
   if from_m.master then set_master(to_m, from_m.master, from_m) end
   if from_m.group then
@@ -343,6 +347,10 @@ local function move_mount(ns, from, to, opts)
   -- flags are checked before any lookup), ENOSYS in mountns's words
   if opts.beneath and not w.rules.beneath then
     errors.fail_since(rules.SINCE.beneath, op, fname, tname)
+  end
+  -- so with MOVE_MOUNT_SET_GROUP before Linux 5.15
+  if opts.set_group and not w.rules.set_group then
+    errors.fail_since(rules.SINCE.set_group, op, fname, tname)
   end
   local old, odpath, onode = place(ns, ffd, fpath, op, fname, tname)
   -- until 6.15 the syscall looks up `from` first and puts it whatever
@@ -385,8 +393,17 @@ local function move_mount(ns, from, to, opts)
   if opts.beneath then
     -- can_move_mount_beneath: under the top mount at `to`
     top = p
-    if not top.parent or pdpath ~= top.root or top.locked then
+    if pdpath ~= top.root or (top.locked and not w.rules.beneath_root) then
       fail("EINVAL", op, fname, tname)
+    end
+    if not top.parent then
+      -- the namespace's root: until 7.0 refused; from 7.1 the kernel
+      -- slides the mount under it, where no process of the namespace
+      -- sees it (rules.beneath_root)
+      if not w.rules.beneath_root then fail("EINVAL", op, fname, tname) end
+      error("ns:move_mount: beneath the namespace's root is not available in the model "
+        .. "(Linux " .. w.rules.linux .. " puts the mount under the root, below what the "
+        .. "model's namespace has)", 0)
     end
     if child_at(old, old.root) then fail("EINVAL", op, fname, tname) end
     local x = old
@@ -412,9 +429,12 @@ local function move_mount(ns, from, to, opts)
   end
   attach(w, old, p, pdpath, { ns = ns, call = w.current_call, moving = attached })
   if top then
-    -- the top mount goes on the root of the one slid under it
+    -- the top mount goes on the root of the one slid under it; from 7.1
+    -- the one slid under takes the top's lock (attach_recursive_mnt:
+    -- @child is the mount the caller placed)
     detach_child(top)
     attach_child(old, top, old.root)
+    if top.locked then old.locked, top.locked = true, false end
   end
   return true
 end

@@ -188,9 +188,13 @@ local function attach(w, source, dest, mp, ctx)
     attach_child(m, child, cmp)
     if q then
       -- the copy goes under what is mounted there (mnt_change_mountpoint);
-      -- from 7.1 it takes over a locked mount's lock (rules.tuck_takes_lock)
+      -- from 7.1 it takes a locked mount's lock (rules.tuck_takes_lock),
+      -- which 7.1 then clears on the mount on top; from 7.2 only the mount
+      -- the caller placed does that, a propagated copy leaves it locked
+      -- (rules.tuck_unlocks_top)
       if q.locked and w.rules.tuck_takes_lock then
-        child.locked, q.locked = true, false
+        child.locked = true
+        if w.rules.tuck_unlocks_top then q.locked = false end
       end
       detach_child(q)
       attach_child(child, q, child.root)

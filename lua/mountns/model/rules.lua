@@ -10,21 +10,24 @@ local M = {}
 
 -- The rules differ between the kernels the model follows. Read in
 -- fs/namespace.c and fs/pnode.c of Debian's source packages (5.10.262,
--- 6.1.176, 6.12.95, 6.17.8, 6.18.15, 6.19.8, 7.1.8, 7.2.8: doc/model.md has the
--- table) and measured (spec 22 and 44 on this host, `make matrix` on
--- Debian's kernels under qemu); where a change landed between two kernels
--- read, the version named is the release of the commit that made it, as
--- far as we know. 5.10 follows 6.1's rules: its pnode.c is 6.1's, and its
+-- 6.1.176, 6.12.95, 6.17.8, 6.18.15, 6.19.8, 7.1.8, 7.2.8; 7.2.13 and
+-- 7.3~rc7 from linux-source-7.2 and -7.3, whose source packages the
+-- mirror no longer serves: doc/model.md has the table) and measured (spec
+-- 22 and 44 on this host, `make matrix` on Debian's kernels under qemu);
+-- where a change landed between two kernels read, the version named is
+-- the release of the commit that made it, as far as we know. "7.2" is
+-- Debian's 7.2.13, the kernel of the matrix: 7.2.8's source still has
+-- 7.1's tuck_unlocks_top and neither copy_keeps_unbindable nor
+-- set_group_unbindable (a 7.2 stable release between 7.2.9 and 7.2.13
+-- brought them). 5.10 follows 6.1's rules: its pnode.c is 6.1's, and its
 -- namespace.c differs only in what the model does not represent
 -- (mount_setattr, idmapped mounts, the slave list place MOVE_MOUNT_SET_GROUP
 -- gives, `mand`'s EPERM outside the initial user namespace, the mount
 -- count limit, locking).
--- copy_keeps_unbindable: clone_mnt copies MNT_UNBINDABLE (it was in
---   mnt_flags; 6.17 moved it out), so a namespace copy of an unbindable
---   mount is unbindable (6.1, 6.12; 6.17-6.x: private; unbindable again
---   in the 7.2 and 7.3 guests of make matrix, against what their sources
---   read as: the kernel wins; 7.0 and 7.1 are not measured, the model
---   takes 7.0 as examples/copy-unbindable.lua does).
+-- copy_keeps_unbindable: clone_mnt copies the unbindable state (6.1,
+--   6.12: it was in mnt_flags; 6.17 moved it out, so 6.17 to 7.2.8 copy
+--   a namespace's unbindable mount as private; 7.2.13 and 7.3 copy
+--   T_UNBINDABLE again).
 -- ns_list: mountinfo lists a namespace's list, not the mounts by ID (an
 --   rbtree from 6.8): the copies one propagation made are committed last
 --   first (attach_recursive_mnt walks its hlist, filled at the head).
@@ -44,15 +47,25 @@ local M = {}
 --   mount that stays along next peer / master (trace_transfers), handed
 --   over in the order of the unmounted set, each block in front.
 -- tuck_takes_lock: a copy that propagation puts under a locked mount
---   takes its MNT_LOCKED and the mount on top is unlocked
---   (attach_recursive_mnt, "move_mount: transfer MNT_LOCKED": in 7.1.8,
---   not in 6.19.8; posted after 7.0's merge window), so the namespace
---   that received it may unmount that mount (6.18: EINVAL). The 7.2.13
---   and 7.3 guests answer EINVAL (doc/model.md, not modelled; the
---   comparison is pending there: spec/helper.lua's UNMODELLED_7X).
+--   takes its MNT_LOCKED (attach_recursive_mnt, "move_mount: transfer
+--   MNT_LOCKED": in 7.1.8, not in 6.19.8; posted after 7.0's merge
+--   window). tuck_unlocks_top: 7.1 then unlocks the mount on top, so the
+--   namespace that received the copy may unmount that mount (6.18 and
+--   7.2.13: EINVAL); 7.2.13 and 7.3 unlock it only under the mount the
+--   caller placed ("A propagated copy goes away when the mounter of the
+--   original unmounts it, so @q keeps its lock").
+-- beneath_root: can_move_mount_beneath no longer refuses the caller's
+--   root, a mount on the namespace's root mount or a locked top mount
+--   (7.1.8; 6.19.8 refuses them); the mount slid under takes the top's
+--   lock. Under the root is below what the model's namespace has: it
+--   raises "not available in the model" there.
+-- set_group_unbindable: MOVE_MOUNT_SET_GROUP refuses an unbindable `to`
+--   (do_set_group, 7.2.13 and 7.3); before, `to` joined the group.
 -- tmpfs_noswap: tmpfs takes the mount option noswap (6.4).
 -- mount_setattr: the call exists (5.12); before, ENOSYS naming the
 --   release, as the core's message does.
+-- set_group: move_mount knows MOVE_MOUNT_SET_GROUP (5.15); before, as
+--   beneath below.
 -- beneath: move_mount knows MOVE_MOUNT_BENEATH (6.5); before, the
 --   unknown flag is EINVAL, which mountns reports as the ENOSYS it
 --   means, naming the release. The releases: M.SINCE (the core's
@@ -78,7 +91,7 @@ local M = {}
 --   before, it diffs re-read tables (changes, attaches, then detaches).
 -- unique_ids: a re-read table has the mounts' unique IDs (listmount, 6.8),
 --   so a moved mount is one "change"; before, a detach and an attach.
-local OLDEST, NEWEST = { 5, 10 }, "7.2"
+local OLDEST, NEWEST = { 5, 10 }, "7.3"
 -- where the guests measured a change but the sources we read do not say
 -- which release made it (fs/proc_namespace.c, fs/fs_context.c: not read):
 -- the first kernel of the matrix that answered the new way
@@ -86,11 +99,13 @@ local SB_MAND_UNTIL, EMPTY_KEY_SKIPPED = 6018, 6018
 
 local function rules_of(major, minor)
   local v = major * 1000 + minor
-  return { linux = major .. "." .. minor, copy_keeps_unbindable = v < 6017 or v >= 7000,
+  return { linux = major .. "." .. minor, copy_keeps_unbindable = v < 6017 or v >= 7002,
            ns_list = v < 6008, umount_preorder = v < 6008, old_umount = v < 6016,
            same_root_master = v < 6016, bulk_private = v >= 6018,
-           tuck_takes_lock = v >= 7001, tmpfs_noswap = v >= 6004,
-           mount_setattr = v >= 5012, beneath = v >= 6005, move_from_first = v < 6015,
+           tuck_takes_lock = v >= 7001, tuck_unlocks_top = v == 7001,
+           beneath_root = v >= 7001, set_group_unbindable = v >= 7002,
+           tmpfs_noswap = v >= 6004, move_from_first = v < 6015,
+           mount_setattr = v >= 5012, beneath = v >= 6005, set_group = v >= 5015,
            sb_mand = v < SB_MAND_UNTIL, mand_eperm = v < 5015,
            empty_key_skipped = v >= EMPTY_KEY_SKIPPED, ramfs_swallows = v < 6001,
            watch_fanotify = v >= 6015, unique_ids = v >= 6008 }
@@ -214,7 +229,7 @@ M.OLDEST_LINUX = OLDEST_S
 --- The releases that brought the calls the rules date (`mount_setattr`,
 -- `beneath`): what a model's call names before them, in the core's words
 -- ("...: Function not implemented (ENOSYS): needs Linux 6.5").
-M.SINCE = { mount_setattr = "5.12", beneath = "6.5" }
+M.SINCE = { mount_setattr = "5.12", beneath = "6.5", set_group = "5.15" }
 M.NEWEST_LINUX = NEWEST
 
 return M
