@@ -19,7 +19,7 @@ _mountns() {
       -j|--jobs) :; return;;
       --dot) COMPREPLY=($(compgen -d -- "$cur")); return;;
       --kernel) COMPREPLY=($(compgen -W '5.10 6.1 6.12 7.2 7.3 host' -- "$cur")); return;;
-      --linux) COMPREPLY=($(compgen -W '5.10 6.1 6.12 6.18 7.2 7.3' -- "$cur")); return;;
+      --linux) COMPREPLY=($(compgen -W '5.10 6.1 6.12 6.18 7.1 7.2 7.3' -- "$cur")); return;;
       --filter) :; return;;
       --shard) :; return;;
     esac

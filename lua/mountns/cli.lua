@@ -59,8 +59,8 @@ M.COMMANDS = {
         .. "host's paths." },
       { "--model", nil, "run the scenarios on the model (mountns.model: the kernel's "
         .. "propagation rules in Lua, no namespaces) instead." },
-      { "--linux", "V", values = { "5.10", "6.1", "6.12", "6.18", "7.2", "7.3" },
-        "(with --model) the rules of Linux V (5.10, 6.1, 6.12, 6.18, 7.2, 7.3; any "
+      { "--linux", "V", values = { "5.10", "6.1", "6.12", "6.18", "7.1", "7.2", "7.3" },
+        "(with --model) the rules of Linux V (5.10, 6.1, 6.12, 6.18, 7.1, 7.2, 7.3; any "
         .. "MAJOR.MINOR from 5.10 on; default: the running kernel's)." },
       { "--both", nil, "each scenario runs on the kernel and every step it makes is "
         .. "mirrored on the model: the first difference of an outcome, of an answer the "

@@ -393,9 +393,10 @@ local function move_mount(ns, from, to, opts)
   if opts.beneath then
     -- can_move_mount_beneath: under the top mount at `to`
     top = p
-    if pdpath ~= top.root or (top.locked and not w.rules.beneath_root) then
-      fail("EINVAL", op, fname, tname)
-    end
+    -- (a locked top: EINVAL until 7.0; 7.1 slides the mount under it and
+    -- hands it the lock, but a locked mount is in another user namespace
+    -- than the caller, where the model has no move_mount: check_same_user)
+    if pdpath ~= top.root or top.locked then fail("EINVAL", op, fname, tname) end
     if not top.parent then
       -- the namespace's root: until 7.0 refused; from 7.1 the kernel
       -- slides the mount under it, where no process of the namespace
@@ -429,12 +430,9 @@ local function move_mount(ns, from, to, opts)
   end
   attach(w, old, p, pdpath, { ns = ns, call = w.current_call, moving = attached })
   if top then
-    -- the top mount goes on the root of the one slid under it; from 7.1
-    -- the one slid under takes the top's lock (attach_recursive_mnt:
-    -- @child is the mount the caller placed)
+    -- the top mount goes on the root of the one slid under it
     detach_child(top)
     attach_child(old, top, old.root)
-    if top.locked then old.locked, top.locked = true, false end
   end
   return true
 end

@@ -58,7 +58,9 @@ local M = {}
 --   root, a mount on the namespace's root mount or a locked top mount
 --   (7.1.8; 6.19.8 refuses them); the mount slid under takes the top's
 --   lock. Under the root is below what the model's namespace has: it
---   raises "not available in the model" there.
+--   raises "not available in the model" there. (A locked top is in
+--   another user namespace than the caller, where the model has no
+--   move_mount.)
 -- set_group_unbindable: MOVE_MOUNT_SET_GROUP refuses an unbindable `to`
 --   (do_set_group, 7.2.13 and 7.3); before, `to` joined the group.
 -- tmpfs_noswap: tmpfs takes the mount option noswap (6.4).
