@@ -60,9 +60,7 @@ describe("the model on older kernels #model #novalgrind", function()
     it("the model's message is the core's, with the core's release", function()
       local core = require "mountns.core"
       assert.same({ mount_setattr = core.feature_since.mount_setattr,
-                    beneath = core.feature_since.beneath,
-                    set_group = core.feature_since.set_group },
-                  require("mountns.model.rules").SINCE)
+                    beneath = core.feature_since.beneath }, require("mountns.model.rules").SINCE)
       local ns = model.new { linux = "6.1" }:namespace()
       ns:mkdir("/A"); ns:mount("a", "/A", "tmpfs")
       assert.error_matches(function()
@@ -72,11 +70,6 @@ describe("the model on older kernels #model #novalgrind", function()
       ns = model.new { linux = "5.10" }:namespace()
       assert.error_matches(function() ns:mount_setattr("/", { nosuid = true }) end,
         "mount_setattr /: Function not implemented (ENOSYS): needs Linux 5.12", 1, true)
-      ns:mkdir("/B"); ns:mount("b", "/B", "tmpfs"); ns:make_shared("/B")
-      ns:mkdir("/C"); ns:bind("/B", "/C"); ns:make_private("/C")
-      assert.error_matches(function() ns:move_mount("/B", "/C", { set_group = true }) end,
-        "move_mount set_group /B /C: Function not implemented (ENOSYS): needs Linux 5.15", 1,
-        true)
       -- misuse still raises first, in the core's words (its luaL_checktype
       -- follows a settop: "got nil")
       assert.error_matches(function() ns:mount_setattr("/") end,

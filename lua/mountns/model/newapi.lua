@@ -348,10 +348,6 @@ local function move_mount(ns, from, to, opts)
   if opts.beneath and not w.rules.beneath then
     errors.fail_since(rules.SINCE.beneath, op, fname, tname)
   end
-  -- so with MOVE_MOUNT_SET_GROUP before Linux 5.15
-  if opts.set_group and not w.rules.set_group then
-    errors.fail_since(rules.SINCE.set_group, op, fname, tname)
-  end
   local old, odpath, onode = place(ns, ffd, fpath, op, fname, tname)
   -- until 6.15 the syscall looks up `from` first and puts it whatever
   -- follows (rules.move_from_first): a failed lookup of `to` clears its mark

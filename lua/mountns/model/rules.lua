@@ -66,8 +66,6 @@ local M = {}
 -- tmpfs_noswap: tmpfs takes the mount option noswap (6.4).
 -- mount_setattr: the call exists (5.12); before, ENOSYS naming the
 --   release, as the core's message does.
--- set_group: move_mount knows MOVE_MOUNT_SET_GROUP (5.15); before, as
---   beneath below.
 -- beneath: move_mount knows MOVE_MOUNT_BENEATH (6.5); before, the
 --   unknown flag is EINVAL, which mountns reports as the ENOSYS it
 --   means, naming the release. The releases: M.SINCE (the core's
@@ -107,7 +105,7 @@ local function rules_of(major, minor)
            tuck_takes_lock = v >= 7001, tuck_unlocks_top = v == 7001,
            beneath_root = v >= 7001, set_group_unbindable = v >= 7002,
            tmpfs_noswap = v >= 6004, move_from_first = v < 6015,
-           mount_setattr = v >= 5012, beneath = v >= 6005, set_group = v >= 5015,
+           mount_setattr = v >= 5012, beneath = v >= 6005,
            sb_mand = v < SB_MAND_UNTIL, mand_eperm = v < 5015,
            empty_key_skipped = v >= EMPTY_KEY_SKIPPED, ramfs_swallows = v < 6001,
            watch_fanotify = v >= 6015, unique_ids = v >= 6008 }
@@ -231,7 +229,7 @@ M.OLDEST_LINUX = OLDEST_S
 --- The releases that brought the calls the rules date (`mount_setattr`,
 -- `beneath`): what a model's call names before them, in the core's words
 -- ("...: Function not implemented (ENOSYS): needs Linux 6.5").
-M.SINCE = { mount_setattr = "5.12", beneath = "6.5", set_group = "5.15" }
+M.SINCE = { mount_setattr = "5.12", beneath = "6.5" }
 M.NEWEST_LINUX = NEWEST
 
 return M
