@@ -223,7 +223,12 @@ describe("a model namespace never touches the host", function()
       local kernel = run("run " .. f)
       -- nothing made on the host, nothing of the host's shown
       assert.is_nil(io.open(host_file), host_file)
-      assert.is_nil(modelled:find(hostname, 1, true), modelled)
+      -- (as a line of cat's output: the name alone, "vm" here, can turn up
+      -- inside the random name of the temporary directory)
+      assert.is_true(#hostname > 0)
+      for line in modelled:gmatch("[^\n]+") do
+        assert.are_not.equal("# " .. hostname, line, modelled)
+      end
       local function untimed(s) return (s:gsub(" %(%d+ ms%)\n", "\n")) end
       assert.are.equal(untimed(kernel), untimed(modelled))
       assert.matches("\n# touch: cannot touch '" .. host_file:gsub("%p", "%%%0")
