@@ -279,8 +279,11 @@ end
 -- and 7.2.8 do not). Measured: kept on 5.10, 6.1 and 6.12, private on 6.18,
 -- kept on Debian's 7.2.13 and 7.3 (make matrix).
 local KV = helper.kernel_version()
-local KVN = KV[1] * 1000 + KV[2]
-helper.COPY_DROPS_UNBINDABLE = KVN >= 6017 and KVN < 7002
+-- (one home for the releases: the model's rule copy_keeps_unbindable; a
+-- kernel older than the model's oldest rules keeps the flag, as 5.10 does)
+local ok_rules, kernel_rules = pcall(require("mountns.model.rules").rules_for,
+  KV[1] .. "." .. KV[2], "helper", 1, 1)
+helper.COPY_DROPS_UNBINDABLE = ok_rules and not kernel_rules.copy_keeps_unbindable
 
 --- Why a spec too slow for an emulated CPU is pending here, or nil: set in
 -- a guest of vm/run under qemu's TCG (MOUNTNS_VM=tcg: no usable KVM), where
